@@ -1,0 +1,90 @@
+// swift-tools-version:6.0
+// SpeakerSync: speaker-labelled meeting transcripts over WebSocket, stored in PostgreSQL.
+import PackageDescription
+
+let package = Package(
+    name: "SpeakerSync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "speakersync", targets: ["speakersync"]),
+        .executable(name: "speakersync-bench", targets: ["speakersync-bench"]),
+        // Diarization provider plugins: dynamic libraries that the host dlopen()s.
+        .library(name: "speakersync-energy", type: .dynamic, targets: ["EnergyBaseline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // MARK: C libraries (one system-library target each)
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        // The plugin ABI: a header-only C target that plugins and the host both include.
+        .target(name: "CSpeakerSyncPluginABI"),
+
+        // MARK: Pure logic (no I/O)
+        .target(name: "TranscriptMerge"),
+        .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
+        .target(name: "SpeakerSyncAudio"),
+
+        // MARK: I/O layers
+        .target(name: "PostgresClient", dependencies: [
+            "CLibPQ", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "SpeakerSyncStore", dependencies: [
+            "PostgresClient", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "WebSocketTransport", dependencies: [
+            "CLibWebSockets", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "PluginHost", dependencies: [
+            "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
+
+        // MARK: Application
+        .target(name: "SpeakerSyncServer", dependencies: [
+            "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
+            "SpeakerSyncStore", "WebSocketTransport", "PluginHost",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "speakersync", dependencies: [
+            "SpeakerSyncServer", "MeetingSynth",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "speakersync-bench", dependencies: [
+            "SpeakerSyncServer", "MeetingSynth",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // MARK: Provider plugins (built as dynamic libraries, loaded with dlopen)
+        .target(
+            name: "EnergyBaseline",
+            dependencies: ["CSpeakerSyncPluginABI"],
+            path: "Plugins/EnergyBaseline"
+        ),
+
+        // MARK: Tests (mirror Sources)
+        .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge"]),
+        .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol"]),
+        .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
+        .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
+        .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
+        .testTarget(name: "SpeakerSyncServerTests", dependencies: [
+            "SpeakerSyncServer", "MeetingSynth", "WebSocketTransport", "PostgresClient", "SpeakerSyncAudio",
+        ]),
+    ]
+)

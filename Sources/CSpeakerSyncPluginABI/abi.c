@@ -1,0 +1,1 @@
+/* Header-only target: see include/speakersync_plugin.h */
