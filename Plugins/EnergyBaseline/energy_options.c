@@ -51,7 +51,7 @@ static int parse_string(cursor_t *c, char *buf, size_t buf_size) {
     return 0;
 }
 
-static int parse_number(cursor_t *c, double *out) {
+static int parse_number(cursor_t *c, const char *key, double *out) {
     char buf[64];
     size_t n = 0;
     const char *start = c->p;
@@ -60,7 +60,11 @@ static int parse_number(cursor_t *c, double *out) {
         buf[n++] = *c->p++;
     }
     buf[n] = '\0';
-    if (n == 0) return fail(c, "option values must be numbers");
+    if (n == 0) {
+        char message[96];
+        snprintf(message, sizeof message, "option '%s' must be a number", key);
+        return fail(c, message);
+    }
     char *end = NULL;
     double v = strtod(buf, &end);
     if (end != buf + n || !isfinite(v)) {
@@ -94,7 +98,7 @@ int energy_options_parse(const char *json, energy_options_t *out, char *error, s
             if (*c.p != ':') return fail(&c, "expected ':' after key");
             c.p++;
             skip_ws(&c);
-            if (parse_number(&c, &value) != 0) return -1;
+            if (parse_number(&c, key, &value) != 0) return -1;
             if (strcmp(key, "threshold") == 0) {
                 if (!(value > 0 && value <= 100)) return fail(&c, "threshold must be a number in (0, 100]");
                 o.threshold = value;
