@@ -1,5 +1,6 @@
 import Foundation
 import PluginHost
+import Synchronization
 import Testing
 
 /// The real energy plugin, loaded with dlopen, on real audio.
@@ -109,6 +110,38 @@ struct EnergyProviderTests {
         let recall = Double(hits) / Double(speech), precision = Double(hits) / Double(detected)
         #expect(recall > 0.75, "recall \(recall)")
         #expect(precision > 0.85, "precision \(precision)")
+    }
+
+    @Test func instancesOnDifferentThreadsDoNotInterfere() throws {
+        let wav = try TestSupport.readPCM16WAV(try TestSupport.dataDirectory().appendingPathComponent("sample/sample.wav"))
+        let expected = try Self.diarize(wav.samples, chunked: false).final
+        let dir = try TestSupport.folderWithEnergyPlugin()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let registry = PluginRegistry(directory: dir.path, logger: CapturedLog().logger())
+        let results = Mutex<[Int: Result<[ProviderTurn], PluginError>]>([:])
+        // Two sessions at once, each on its own thread, interleaving their chunks with the other's.
+        DispatchQueue.concurrentPerform(iterations: 2) { session in
+            let result = Result { () throws(PluginError) -> [ProviderTurn] in
+                let instance = try registry.makeInstance(providerID: "energy", sessionID: "s\(session)", optionsJSON: "")
+                var state: [UInt64: ProviderTurn] = [:]
+                var turns: [ProviderTurn] = []
+                var offset = 0
+                while offset < wav.samples.count {
+                    let end = min(offset + 1600 + 17 * session, wav.samples.count)
+                    try instance.push(samples: Array(wav.samples[offset..<end]))
+                    turns += try instance.pullTurns()
+                    offset = end
+                }
+                turns += try instance.finalize()
+                for turn in turns { state[turn.turnID] = turn.isRemoved ? nil : turn }
+                return state.values.sorted { ($0.startSeconds, $0.turnID) < ($1.startSeconds, $1.turnID) }
+            }
+            results.withLock { $0[session] = result }
+        }
+        for session in 0..<2 {
+            let turns = try #require(results.withLock { $0[session] }).get()
+            #expect(turns == expected, "session \(session) differs from a lone instance")
+        }
     }
 
     // MARK: - two espeak-ng voices
