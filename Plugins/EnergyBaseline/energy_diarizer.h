@@ -65,12 +65,12 @@ typedef struct energy_diarizer {
 } energy_diarizer_t;
 
 /** 0 on success, -1 when out of memory. */
-int energy_diarizer_init(energy_diarizer_t *d, const energy_options_t *options);
-void energy_diarizer_free(energy_diarizer_t *d);
+ENERGY_INTERNAL int energy_diarizer_init(energy_diarizer_t *d, const energy_options_t *options);
+ENERGY_INTERNAL void energy_diarizer_free(energy_diarizer_t *d);
 
 /** Returns SPEAKERSYNC_OK or SPEAKERSYNC_ERR_OUT_OF_MEMORY. Samples must be finite (checked by the caller). */
-speakersync_status_t energy_diarizer_push(energy_diarizer_t *d, const float *samples, size_t count);
-speakersync_status_t energy_diarizer_finalize(energy_diarizer_t *d);
-size_t energy_diarizer_pull(energy_diarizer_t *d, speakersync_turn_t *out, size_t capacity);
+ENERGY_INTERNAL speakersync_status_t energy_diarizer_push(energy_diarizer_t *d, const float *samples, size_t count);
+ENERGY_INTERNAL speakersync_status_t energy_diarizer_finalize(energy_diarizer_t *d);
+ENERGY_INTERNAL size_t energy_diarizer_pull(energy_diarizer_t *d, speakersync_turn_t *out, size_t capacity);
 
 #endif

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "energy_options.h" /* ENERGY_INTERNAL */
+
 #define ENERGY_SAMPLE_RATE 16000
 #define ENERGY_FRAME_SAMPLES 160 /* 10 ms */
 #define ENERGY_BANDS 5
@@ -34,9 +36,9 @@ typedef struct energy_frame_features {
     float pitch_hz;
 } energy_frame_features_t;
 
-void energy_frame_analyzer_init(energy_frame_analyzer_t *analyzer);
+ENERGY_INTERNAL void energy_frame_analyzer_init(energy_frame_analyzer_t *analyzer);
 
 /** Analyse the next ENERGY_FRAME_SAMPLES samples. Allocation-free. */
-void energy_frame_analyze(energy_frame_analyzer_t *analyzer, const float *frame, energy_frame_features_t *out);
+ENERGY_INTERNAL void energy_frame_analyze(energy_frame_analyzer_t *analyzer, const float *frame, energy_frame_features_t *out);
 
 #endif

@@ -4,6 +4,13 @@
 
 #include <stddef.h>
 
+/* Internal to the plugin: only speakersync_plugin_entry is exported from the library. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ENERGY_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define ENERGY_INTERNAL
+#endif
+
 #define ENERGY_MAX_SPEAKERS_LIMIT 32
 
 typedef struct energy_options {
@@ -14,13 +21,13 @@ typedef struct energy_options {
 } energy_options_t;
 
 /** The defaults used for absent keys and NULL / empty JSON. */
-energy_options_t energy_options_default(void);
+ENERGY_INTERNAL energy_options_t energy_options_default(void);
 
 /**
  * Parse a JSON object with optional keys "threshold" (number in (0, 100]) and "max_speakers" (integer in
  * [1, 32]). Any other key, value type or trailing text is an error. Returns 0 on success; otherwise -1
  * with a NUL-terminated message in `error` (truncated to error_size). Reads `json` only up to its NUL.
  */
-int energy_options_parse(const char *json, energy_options_t *out, char *error, size_t error_size);
+ENERGY_INTERNAL int energy_options_parse(const char *json, energy_options_t *out, char *error, size_t error_size);
 
 #endif

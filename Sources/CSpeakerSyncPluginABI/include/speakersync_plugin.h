@@ -300,7 +300,9 @@ typedef struct speakersync_plugin_entry {
 
     /**
      * Called once, after every instance has been destroyed, just before the host dlclose()s the library.
-     * Thread: whichever thread releases the host's registry. Free everything init allocated.
+     * Thread: whichever host thread lets go of the library last (the one releasing the registry, or a
+     * session queue destroying the last instance); never concurrently with any other call into the plugin.
+     * Free everything init allocated.
      */
     void (*deinit)(void);
 
