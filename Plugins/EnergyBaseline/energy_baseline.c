@@ -1,1 +1,0 @@
-int speakersync_energy_placeholder(void) { return 0; }

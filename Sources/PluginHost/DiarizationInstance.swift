@@ -1,0 +1,152 @@
+import CSpeakerSyncPluginABI
+import Logging
+import Synchronization
+
+/// One provider instance, owned by one session.
+///
+/// Threading rule (the ABI's): use an instance from ONE serial queue at a time — the session's. It is
+/// `@unchecked Sendable` only so it can be created on one thread and handed to that queue. Overlapping
+/// calls are caught by a cheap atomic guard and fail with `.concurrentUse` instead of entering the
+/// plugin twice. Different instances may be used concurrently.
+///
+/// The plugin instance is destroyed in `deinit`; the instance keeps its plugin library loaded until then.
+public final class DiarizationInstance: @unchecked Sendable {
+    public let providerID: String
+    public let sessionID: String
+
+    private let plugin: LoadedPlugin
+    private let instance: UnsafeMutablePointer<speakersync_instance_t>
+    private let logger: Logger
+    private let busy = Atomic<Bool>(false)
+    // Mutated only while `busy` is held.
+    private var state = State.open
+    private var scratch = [speakersync_turn_t](
+        repeating: speakersync_turn_t(turn_id: 0, speaker: 0, start_seconds: 0, end_seconds: 0, confidence: 0, flags: 0),
+        count: 64)
+
+    private enum State { case open, finalized, failed }
+
+    /// Upper bound on turns per pull: guards against a plugin that always fills the buffer.
+    private static let maximumTurnsPerPull = 1_000_000
+
+    init(
+        providerID: String, sessionID: String, plugin: LoadedPlugin,
+        instance: UnsafeMutablePointer<speakersync_instance_t>, logger: Logger
+    ) throws(PluginError) {
+        let table = instance.pointee
+        guard Int(table.struct_size) >= MemoryLayout<speakersync_instance_t>.size, table.push_audio != nil,
+            table.pull_turns != nil, table.finalize != nil, table.last_error != nil, table.destroy != nil
+        else {
+            // Without a trustworthy table there is no safe way to call destroy: leak it and say so.
+            logger.error("plugin returned an invalid instance table; leaking it", metadata: ["provider": "\(providerID)"])
+            throw PluginError(.createFailed, "the plugin returned an instance table too small for ABI v1 or with NULL members")
+        }
+        self.providerID = providerID
+        self.sessionID = sessionID
+        self.plugin = plugin
+        self.instance = instance
+        self.logger = logger
+    }
+
+    deinit {
+        instance.pointee.destroy(instance)
+    }
+
+    /// Push the next samples (mono float32 at the instance's sample rate).
+    public func push(samples: [Float]) throws(PluginError) {
+        try samples.withUnsafeBufferPointer { (buffer) throws(PluginError) in try push(samples: buffer) }
+    }
+
+    /// Push without copying: the buffer is borrowed only for the call.
+    public func push(samples: UnsafeBufferPointer<Float>) throws(PluginError) {
+        try exclusive { () throws(PluginError) in
+            guard state == .open else {
+                throw PluginError(.invalidState, state == .finalized ? "push after finalize" : "the instance failed earlier")
+            }
+            guard !samples.isEmpty else { return }
+            let status = instance.pointee.push_audio(instance, samples.baseAddress, samples.count)
+            guard status == SPEAKERSYNC_OK else { throw failure(.pushFailed, status) }
+        }
+    }
+
+    /// All turns the plugin has pending: new turns, revisions (same id) and removals.
+    public func pullTurns() throws(PluginError) -> [ProviderTurn] {
+        try exclusive { () throws(PluginError) in
+            guard state != .failed else { throw PluginError(.invalidState, "the instance failed earlier") }
+            return try drain()
+        }
+    }
+
+    /// Tell the plugin no more audio comes, then pull everything it sends back (it may revise any turn).
+    public func finalize() throws(PluginError) -> [ProviderTurn] {
+        try exclusive { () throws(PluginError) in
+            guard state == .open else {
+                throw PluginError(.invalidState, state == .finalized ? "finalize called twice" : "the instance failed earlier")
+            }
+            let status = instance.pointee.finalize(instance)
+            guard status == SPEAKERSYNC_OK else { throw failure(.finalizeFailed, status) }
+            state = .finalized
+            return try drain()
+        }
+    }
+
+    // MARK: - Helpers (called with `busy` held)
+
+    private func drain() throws(PluginError) -> [ProviderTurn] {
+        var turns: [ProviderTurn] = []
+        let capacity = scratch.count
+        while true {
+            var written = 0
+            let status = scratch.withUnsafeMutableBufferPointer { buffer in
+                instance.pointee.pull_turns(instance, buffer.baseAddress, capacity, &written)
+            }
+            guard status == SPEAKERSYNC_OK else { throw failure(.pullFailed, status) }
+            guard written <= capacity else {
+                state = .failed
+                throw PluginError(.pullFailed, "the plugin wrote \(written) turns into a buffer of \(capacity)")
+            }
+            for raw in scratch[0..<written] {
+                if let turn = validated(raw) { turns.append(turn) }
+            }
+            if written < capacity { return turns }
+            if turns.count > Self.maximumTurnsPerPull {
+                state = .failed
+                throw PluginError(.pullFailed, "the plugin keeps filling the turn buffer (over \(Self.maximumTurnsPerPull) turns)")
+            }
+        }
+    }
+
+    /// Drop turns the rest of the server cannot use, with a warning: the plugin is buggy, the session is not.
+    private func validated(_ raw: speakersync_turn_t) -> ProviderTurn? {
+        let removed = raw.flags & SPEAKERSYNC_TURN_REMOVED != 0
+        let timesUsable = raw.start_seconds.isFinite && raw.end_seconds.isFinite && raw.start_seconds >= 0
+            && raw.end_seconds >= raw.start_seconds
+        guard removed || (timesUsable && raw.speaker >= 0) else {
+            logger.warning(
+                "dropping an invalid turn from the provider",
+                metadata: [
+                    "provider": "\(providerID)", "session": "\(sessionID)", "turn": "\(raw.turn_id)",
+                    "start": "\(raw.start_seconds)", "end": "\(raw.end_seconds)", "speaker": "\(raw.speaker)",
+                ])
+            return nil
+        }
+        let confidence = raw.confidence.isFinite ? min(max(Double(raw.confidence), 0), 1) : 0
+        return ProviderTurn(
+            turnID: raw.turn_id, speaker: raw.speaker, startSeconds: raw.start_seconds, endSeconds: raw.end_seconds,
+            confidence: confidence, isRemoved: removed)
+    }
+
+    private func failure(_ code: PluginError.Code, _ status: Int32) -> PluginError {
+        state = .failed
+        let message = instance.pointee.last_error(instance).map { String(cString: $0) } ?? ""
+        return PluginError(code, message.isEmpty ? "the plugin returned status \(status)" : message, status: status)
+    }
+
+    private func exclusive<T>(_ body: () throws(PluginError) -> T) throws(PluginError) -> T {
+        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            throw PluginError(.concurrentUse, "instance used from two threads at once; use one serial queue")
+        }
+        defer { busy.store(false, ordering: .releasing) }
+        return try body()
+    }
+}

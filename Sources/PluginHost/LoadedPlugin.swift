@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSpeakerSyncPluginABI
+import Logging
+
+/// One dlopen'd plugin library that passed the ABI checks and whose init succeeded.
+///
+/// Lifetime: the registry and every instance created from the library hold a strong reference, so
+/// `deinit()` and `dlclose` run only after the registry is gone AND every instance has been destroyed —
+/// plugin code is never unmapped under a live instance. In a server the registry lives for the process.
+/// Immutable after loading; the C tables it points to are plugin-owned constants.
+final class LoadedPlugin: @unchecked Sendable {
+    let path: String
+    let entry: UnsafePointer<speakersync_plugin_entry_t>
+    private let handle: UnsafeMutableRawPointer
+    private let hostTable: UnsafeMutablePointer<speakersync_host_t>
+    private let logContext: Unmanaged<PluginLogContext>
+    private let logger: Logger
+
+    /// A load step that failed: the failure to report (the library is already closed).
+    struct LoadError: Error {
+        var failure: PluginLoadFailure
+    }
+
+    /// Open, check and init the library at `path`. On failure the library is closed again.
+    init(path: String, logger: Logger) throws(LoadError) {
+        func fail(_ code: PluginLoadFailure.Code, _ message: String) -> LoadError {
+            LoadError(failure: PluginLoadFailure(path: path, code: code, message: message))
+        }
+        _ = dlerror()
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+            throw fail(.dlopenFailed, reason)
+        }
+        guard let symbol = dlsym(handle, SPEAKERSYNC_PLUGIN_ENTRY_SYMBOL) else {
+            dlclose(handle)
+            throw fail(.missingEntry, "no '\(SPEAKERSYNC_PLUGIN_ENTRY_SYMBOL)' symbol: not a SpeakerSync plugin")
+        }
+        typealias EntryFunction = @convention(c) () -> UnsafePointer<speakersync_plugin_entry_t>?
+        let entryFunction = unsafeBitCast(symbol, to: EntryFunction.self)
+        guard let entry = entryFunction() else {
+            dlclose(handle)
+            throw fail(.invalidEntry, "speakersync_plugin_entry() returned NULL")
+        }
+        // struct_size and abi_version are the first two members in every ABI version, so they are
+        // safe to read before anything else is known about the table.
+        let structSize = Int(entry.pointee.struct_size)
+        let abiVersion = entry.pointee.abi_version
+        guard abiVersion == SPEAKERSYNC_PLUGIN_ABI_VERSION else {
+            dlclose(handle)
+            throw fail(
+                .incompatibleABI,
+                "plugin ABI version \(abiVersion), host expects \(SPEAKERSYNC_PLUGIN_ABI_VERSION)")
+        }
+        let minimumSize = MemoryLayout<speakersync_plugin_entry_t>.size
+        guard structSize >= minimumSize else {
+            dlclose(handle)
+            throw fail(.invalidEntry, "entry table is \(structSize) bytes, ABI v1 needs at least \(minimumSize)")
+        }
+        let table = entry.pointee
+        guard let initFunction = table.`init`, table.`deinit` != nil, table.get_factory_count != nil,
+            table.get_factory != nil
+        else {
+            dlclose(handle)
+            throw fail(.invalidEntry, "entry table has NULL function members")
+        }
+
+        let context = Unmanaged.passRetained(PluginLogContext(logger: logger, path: path))
+        let host = UnsafeMutablePointer<speakersync_host_t>.allocate(capacity: 1)
+        host.initialize(
+            to: speakersync_host_t(
+                struct_size: UInt32(MemoryLayout<speakersync_host_t>.size),
+                abi_version: SPEAKERSYNC_PLUGIN_ABI_VERSION,
+                host_data: context.toOpaque(),
+                log: pluginLogCallback))
+        let status = initFunction(host)
+        guard status == SPEAKERSYNC_OK else {
+            dlclose(handle)
+            host.deallocate()
+            context.release()
+            throw fail(.initFailed, "init returned status \(status)")
+        }
+        self.path = path
+        self.handle = handle
+        self.entry = entry
+        self.hostTable = host
+        self.logContext = context
+        self.logger = logger
+    }
+
+    /// The plugin's factories, in its order; nil entries where get_factory returned NULL.
+    func factories() -> [UnsafePointer<speakersync_factory_t>?] {
+        let count = min(entry.pointee.get_factory_count!(), 1024)  // a sane cap against garbage
+        return (0..<count).map { entry.pointee.get_factory!($0) }
+    }
+
+    deinit {
+        entry.pointee.`deinit`!()
+        if dlclose(handle) != 0 {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown"
+            logger.warning("dlclose failed", metadata: ["plugin": "\(path)", "reason": "\(reason)"])
+        }
+        hostTable.deinitialize(count: 1)
+        hostTable.deallocate()
+        logContext.release()
+    }
+}

@@ -1,0 +1,195 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CSpeakerSyncPluginABI
+import Foundation
+import Logging
+
+/// The diarization providers available to sessions: the built-ins plus every provider of every plugin
+/// library in one folder, loaded once at start-up.
+///
+/// Loading happens in `init` on the calling thread (the ABI's "loader thread"): every `*.so` (and `*.dylib`
+/// on macOS) in the folder, in file-name order, is dlopen'd with RTLD_NOW | RTLD_LOCAL, checked
+/// (entry symbol, struct_size, abi_version), initialised and asked for its factories. Whatever fails is
+/// listed in `failures` with a reason and logged; it never stops the others. When two providers share an
+/// id, the first loaded wins (built-ins before all plugins).
+///
+/// The registry is immutable afterwards and safe to share. Libraries stay loaded while the registry or any
+/// instance created from it is alive (normally the process lifetime); they are dlclose'd only after both
+/// are gone. Choosing the default folder is the integrator's job.
+public final class PluginRegistry: Sendable {
+    /// Built-ins first, then plugin providers in load order.
+    public let providers: [ProviderDescriptor]
+    /// Libraries and providers that could not be loaded, in load order.
+    public let failures: [PluginLoadFailure]
+
+    private let factories: [String: Factory]
+    private let logger: Logger
+
+    /// A plugin factory and the library that must outlive it.
+    private struct Factory: @unchecked Sendable {
+        let plugin: LoadedPlugin
+        let table: UnsafePointer<speakersync_factory_t>
+    }
+
+    public init(directory: String?, logger: Logger) {
+        self.logger = logger
+        var providers = ProviderDescriptor.builtins
+        var failures: [PluginLoadFailure] = []
+        var factories: [String: Factory] = [:]
+        var taken = Set(providers.map(\.id))
+
+        for path in Self.libraryPaths(in: directory, logger: logger, failures: &failures) {
+            let plugin: LoadedPlugin
+            do {
+                plugin = try LoadedPlugin(path: path, logger: logger)
+            } catch {
+                failures.append(error.failure)
+                logger.error(
+                    "plugin rejected: \(path): \(error.failure.message)",
+                    metadata: ["plugin": "\(path)", "code": "\(error.failure.code.rawValue)"])
+                continue
+            }
+            var offered = 0
+            let failuresBefore = failures.count
+            for (index, factory) in plugin.factories().enumerated() {
+                switch Self.describe(factory, index: index, path: path) {
+                case .failure(let failure):
+                    failures.append(failure)
+                    logger.error("plugin provider rejected: \(path): \(failure.message)", metadata: ["plugin": "\(path)"])
+                case .success(let descriptor):
+                    guard !taken.contains(descriptor.id) else {
+                        let failure = PluginLoadFailure(
+                            path: path, code: .duplicateProvider,
+                            message: "provider id '\(descriptor.id)' is already provided; the first one wins",
+                            providerID: descriptor.id)
+                        failures.append(failure)
+                        logger.error("plugin provider rejected: \(path): \(failure.message)", metadata: ["plugin": "\(path)"])
+                        continue
+                    }
+                    taken.insert(descriptor.id)
+                    providers.append(descriptor)
+                    factories[descriptor.id] = Factory(plugin: plugin, table: factory!)
+                    offered += 1
+                    logger.info(
+                        "loaded diarization provider",
+                        metadata: ["provider": "\(descriptor.id)", "version": "\(descriptor.version)", "plugin": "\(path)"])
+                }
+            }
+            if offered == 0 {
+                // Nothing references `plugin` any more: its deinit calls deinit() and dlclose.
+                if failures.count > failuresBefore { continue }  // the reasons are listed already
+                failures.append(PluginLoadFailure(path: path, code: .noProviders, message: "the plugin offers no usable provider"))
+                logger.error("plugin rejected: \(path): no usable provider", metadata: ["plugin": "\(path)"])
+            }
+        }
+        self.providers = providers
+        self.failures = failures
+        self.factories = factories
+    }
+
+    /// The provider with this id, built-in or plugin.
+    public func provider(id: String) -> ProviderDescriptor? {
+        providers.first { $0.id == id }
+    }
+
+    /// Create a provider instance for one session. Call it on the session's queue (the ABI's create rule).
+    ///
+    /// - Parameters:
+    ///   - sampleRate: samples per second of the audio that will be pushed; the server always resamples to
+    ///     16000 before pushing.
+    ///   - optionsJSON: the session's provider options as a JSON object ("" or "{}" for none).
+    /// - Throws: `PluginError` `.unknownProvider`, `.builtinProvider` (`none`, `device`), `.invalidArgument`,
+    ///   or `.createFailed` carrying the plugin's own message.
+    public func makeInstance(
+        providerID: String, sessionID: String, sampleRate: Int = 16000, optionsJSON: String
+    ) throws(PluginError) -> DiarizationInstance {
+        guard let factory = factories[providerID] else {
+            if ProviderDescriptor.builtins.contains(where: { $0.id == providerID }) {
+                throw PluginError(.builtinProvider, "provider '\(providerID)' is built in and has no plugin instance")
+            }
+            throw PluginError(.unknownProvider, "no diarization provider '\(providerID)' is loaded")
+        }
+        guard sampleRate > 0, let rate = UInt32(exactly: sampleRate) else {
+            throw PluginError(.invalidArgument, "sample rate \(sampleRate) is not a positive 32-bit value")
+        }
+        let errorCapacity = 512
+        var errorBuffer = [CChar](repeating: 0, count: errorCapacity)
+        let created: UnsafeMutablePointer<speakersync_instance_t>? = optionsJSON.withCString { options in
+            sessionID.withCString { session in
+                var config = speakersync_instance_config_t(
+                    struct_size: UInt32(MemoryLayout<speakersync_instance_config_t>.size),
+                    sample_rate: rate, options_json: options, session_id: session)
+                return errorBuffer.withUnsafeMutableBufferPointer { buffer in
+                    factory.table.pointee.create(factory.table, &config, buffer.baseAddress, errorCapacity)
+                }
+            }
+        }
+        guard let created else {
+            // Never trust the plugin to NUL-terminate: stop at the first NUL or the buffer's end.
+            let bytes = errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+            let message = String(decoding: bytes, as: UTF8.self)
+            throw PluginError(.createFailed, message.isEmpty ? "the plugin's create() failed without a message" : message)
+        }
+        return try DiarizationInstance(
+            providerID: providerID, sessionID: sessionID, plugin: factory.plugin, instance: created, logger: logger)
+    }
+
+    // MARK: - Loading helpers
+
+    private static func libraryPaths(
+        in directory: String?, logger: Logger, failures: inout [PluginLoadFailure]
+    ) -> [String] {
+        guard let directory else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            failures.append(PluginLoadFailure(path: directory, code: .directoryUnreadable, message: "\(error)"))
+            logger.error("plugins folder unreadable", metadata: ["folder": "\(directory)", "error": "\(error)"])
+            return []
+        }
+        let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        return names.filter { $0.hasSuffix(".so") || $0.hasSuffix(".dylib") }.sorted().map { "\(base)/\($0)" }
+    }
+
+    private static func describe(
+        _ factory: UnsafePointer<speakersync_factory_t>?, index: Int, path: String
+    ) -> Result<ProviderDescriptor, PluginLoadFailure> {
+        func invalid(_ message: String, _ id: String? = nil) -> Result<ProviderDescriptor, PluginLoadFailure> {
+            .failure(PluginLoadFailure(path: path, code: .invalidProvider, message: "factory \(index): \(message)", providerID: id))
+        }
+        guard let factory else { return invalid("get_factory returned NULL") }
+        guard Int(factory.pointee.struct_size) >= MemoryLayout<speakersync_factory_t>.size,
+            let describe = factory.pointee.describe, factory.pointee.create != nil
+        else { return invalid("factory table too small or has NULL members") }
+        guard let d = describe(factory),
+            Int(d.pointee.struct_size) >= MemoryLayout<speakersync_provider_descriptor_t>.size
+        else { return invalid("describe returned NULL or a table too small for ABI v1") }
+        let t = d.pointee
+        guard let idPointer = t.id, let name = t.name, let version = t.version, let description = t.description,
+            let licence = t.licence
+        else { return invalid("descriptor has NULL strings") }
+        let id = String(cString: idPointer)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+        guard !id.isEmpty, id.count <= 64, id.allSatisfy(allowed.contains) else {
+            return invalid("provider id '\(id)' must match [a-z0-9_.-]{1,64}", id)
+        }
+        let latency: LatencyClass
+        switch t.latency_class {
+        case SPEAKERSYNC_LATENCY_REALTIME.rawValue: latency = .realtime
+        case SPEAKERSYNC_LATENCY_NEAR_REALTIME.rawValue: latency = .nearRealtime
+        case SPEAKERSYNC_LATENCY_OFFLINE.rawValue: latency = .offline
+        default: return invalid("unknown latency class \(t.latency_class)", id)
+        }
+        return .success(
+            ProviderDescriptor(
+                id: id, name: String(cString: name), version: String(cString: version),
+                description: String(cString: description), latencyClass: latency,
+                licence: String(cString: licence), kind: .plugin(path: path)))
+    }
+}
