@@ -1,0 +1,102 @@
+import Foundation
+import SpeakerSyncAudio
+import Synchronization
+
+/// Renders single words with espeak-ng, one process per (voice, word), several at once.
+///
+/// Per-word calls are what make the truth exact: each word's audio is known in isolation, so its
+/// start and end on the meeting timeline are wherever the synthesizer places it.
+struct EspeakRenderer: Sendable {
+    struct Key: Hashable, Sendable {
+        var voice: VoiceSpec
+        var word: String
+    }
+
+    let executable: URL
+    let config: SynthConfig
+    let outputRate = 16_000
+
+    init(config: SynthConfig) throws {
+        self.config = config
+        executable = try Self.resolve(config.espeakExecutable)
+    }
+
+    /// Renders every key once, in parallel; the result is keyed so order of completion cannot matter.
+    func render(_ keys: [Key]) throws -> [Key: [Float]] {
+        let state = Mutex<(next: Int, results: [Key: [Float]], error: SynthError?)>((0, [:], nil))
+        let workers = max(1, min(config.maxConcurrentProcesses, keys.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index: Int? = state.withLock { s in
+                    guard s.error == nil, s.next < keys.count else { return nil }
+                    defer { s.next += 1 }
+                    return s.next
+                }
+                guard let index else { return }
+                do {
+                    let samples = try renderOne(keys[index])
+                    state.withLock { $0.results[keys[index]] = samples }
+                } catch {
+                    let synthError = error as? SynthError ?? SynthError(.espeakFailed, "\(error)")
+                    state.withLock { if $0.error == nil { $0.error = synthError } }
+                }
+            }
+        }
+        return try state.withLock { s in
+            if let error = s.error { throw error }
+            return s.results
+        }
+    }
+
+    /// espeak-ng → WAV on stdout (22050 Hz s16) → 16 kHz → trimmed.
+    func renderOne(_ key: Key) throws -> [Float] {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["-v", key.voice.voice, "-p", String(key.voice.pitch), "-s", String(key.voice.speed),
+                             "--stdout", key.word]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw SynthError(.espeakNotFound, "cannot run \(executable.path): \(error.localizedDescription)")
+        }
+        // Read before waiting: a word's WAV is larger than a pipe buffer.
+        let data = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SynthError(.espeakFailed,
+                             "espeak-ng exited \(process.terminationStatus) for '\(key.word)' (\(key.voice.voice))")
+        }
+        let decoded: AudioBuffer
+        do {
+            decoded = try StreamingResampler.resample(WAVFile.decode(data))
+        } catch {
+            throw SynthError(.espeakFailed, "espeak-ng output for '\(key.word)' unreadable: \(error)")
+        }
+        guard let word = WordTrimmer.trim(decoded.samples, floor: config.trimFloor,
+                                          relativeToPeak: config.trimRelativeToPeak,
+                                          sampleRate: decoded.sampleRate) else {
+            throw SynthError(.espeakFailed, "espeak-ng produced silence for '\(key.word)' (\(key.voice.voice))")
+        }
+        return word
+    }
+
+    static func resolve(_ executable: String) throws -> URL {
+        let fm = FileManager.default
+        if executable.contains("/") {
+            guard fm.isExecutableFile(atPath: executable) else {
+                throw SynthError(.espeakNotFound, "\(executable) is not executable")
+            }
+            return URL(fileURLWithPath: executable)
+        }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for dir in path.split(separator: ":") {
+            let candidate = "\(dir)/\(executable)"
+            if fm.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
+        }
+        throw SynthError(.espeakNotFound, "\(executable) not found in PATH (apt-get install espeak-ng)")
+    }
+}
