@@ -14,6 +14,9 @@ public struct SessionConfig: Hashable, Sendable {
     public var maxStringLength: Int
     /// Providers this server has; nil means "not checked here" (the server checks after `.begin`).
     public var knownProviders: Set<String>?
+    /// How often the runner calls `SessionStateMachine.idleTimeout()`; a silent client is closed after
+    /// one to two intervals.
+    public var idleIntervalSeconds: Double
 
     public init(
         sampleRateRange: ClosedRange<Int> = 8_000...48_000,
@@ -21,7 +24,8 @@ public struct SessionConfig: Hashable, Sendable {
         maxTextFrameBytes: Int = 4 << 20,
         maxBinaryFrameBytes: Int = 1 << 20,
         maxStringLength: Int = 1_024,
-        knownProviders: Set<String>? = nil
+        knownProviders: Set<String>? = nil,
+        idleIntervalSeconds: Double = 30
     ) {
         self.sampleRateRange = sampleRateRange
         self.maxWordsPerMessage = maxWordsPerMessage
@@ -29,6 +33,7 @@ public struct SessionConfig: Hashable, Sendable {
         self.maxBinaryFrameBytes = maxBinaryFrameBytes
         self.maxStringLength = maxStringLength
         self.knownProviders = knownProviders
+        self.idleIntervalSeconds = idleIntervalSeconds
     }
 
     public static let `default` = SessionConfig()

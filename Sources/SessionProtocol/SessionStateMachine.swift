@@ -176,8 +176,11 @@ public struct SessionStateMachine: Sendable {
     /// The transport refused a frame over its size limit (it was not delivered).
     public mutating func receivedTooLarge(byteCount: Int) -> [SessionAction] {
         guard state != .closed else { return [] }
-        let limit = max(config.maxTextFrameBytes, config.maxBinaryFrameBytes)
-        return fail(ProtocolError(.frameTooLarge, "a frame of \(byteCount) bytes exceeds the limit (\(limit) bytes)"))
+        return fail(
+            ProtocolError(
+                .frameTooLarge,
+                "a frame of \(byteCount) bytes exceeds the limit (text \(config.maxTextFrameBytes), "
+                    + "binary \(config.maxBinaryFrameBytes) bytes)"))
     }
 
     // MARK: server side

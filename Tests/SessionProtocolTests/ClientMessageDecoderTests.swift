@@ -190,6 +190,15 @@ import Testing
         #expect(throws: Never.self) { try decoder.decode(start) }
     }
 
+    @Test func errorMessageNamesTheOffendingWord() {
+        do {
+            _ = try decoder.decode(#"{"type":"words","result_id":"r2","final":true,"words":[{"text":"hi","start":2.3,"end":2.1}]}"#)
+            Issue.record("accepted reversed word")
+        } catch {
+            #expect(error == ProtocolError(.invalidTimestamp, "words.words[0]: end 2.1 is before start 2.3"))
+        }
+    }
+
     @Test func overlongStringsAreInvalid() {
         let small = ClientMessageDecoder(config: SessionConfig(maxStringLength: 8))
         do {

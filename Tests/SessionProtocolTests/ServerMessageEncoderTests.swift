@@ -121,6 +121,21 @@ import Testing
                 == #"{"type":"error","code":"not_started","message":"m","fatal":false}"#)
     }
 
+    @Test func matchesTheWorkedExampleInTheDocs() {
+        let info = SessionInfo(
+            conversationID: "standup-2024-05-02", provider: "device", sampleRate: 16_000, encoding: .pcmS16LE,
+            resumed: false, audioOffsetSeconds: 0, serverVersion: "0.1.0")
+        #expect(
+            encoder.encode(.session(info))
+                == #"{"type":"session","conversation_id":"standup-2024-05-02","provider":"device","sample_rate":16000,"encoding":"pcm_s16le","resumed":false,"audio_offset_seconds":0,"server_version":"0.1.0","protocol_version":1}"#
+        )
+        let error = ProtocolError(.invalidTimestamp, "words.words[0]: end 2.1 is before start 2.3")
+        #expect(
+            encoder.encode(.error(WireError(error, fatal: false)))
+                == #"{"type":"error","code":"invalid_timestamp","message":"words.words[0]: end 2.1 is before start 2.3","fatal":false}"#
+        )
+    }
+
     @Test func ownParserReadsTheEncoderOutputBack() throws {
         let text = encoder.encode(.transcript(Self.sampleTranscript))
         guard case .object(let object) = try JSONParser().parse(text),
