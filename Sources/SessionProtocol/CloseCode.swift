@@ -1,0 +1,21 @@
+/// WebSocket close codes the server uses (RFC 6455 §7.4 plus one application code).
+public enum CloseCode {
+    /// The session was finalized: everything is stored and the final transcript was sent.
+    public static let normal: UInt16 = 1000
+    /// The start asked for audio the server cannot take (encoding, sample rate).
+    public static let unsupportedData: UInt16 = 1003
+    /// The start was missing or had invalid fields (including the conversation id).
+    public static let invalidPayload: UInt16 = 1007
+    /// The start named a provider the server does not have.
+    public static let policyViolation: UInt16 = 1008
+    /// A frame exceeded the size limit. Audio cannot be partly dropped without shifting the timeline.
+    public static let messageTooBig: UInt16 = 1009
+    /// The provider failed or the server hit a bug; stored data is kept, the client may resume.
+    public static let internalError: UInt16 = 1011
+    /// Application code: no frame (not even a keepalive) arrived within the idle limit.
+    ///
+    /// None of the RFC codes says "closed for inactivity, nothing is wrong, reconnect to resume":
+    /// 1000 would tell the device the conversation is complete and 1008 that it misbehaved. Stored
+    /// data is kept and reconnecting with the same conversation_id resumes the conversation.
+    public static let idleTimeout: UInt16 = 4000
+}

@@ -1,0 +1,71 @@
+/// Stable, snake_case error codes sent in `error` frames. Clients switch on these strings, so a code is
+/// never renamed or reused for another meaning; new codes may be added.
+public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
+    case malformedJSON = "malformed_json"
+    case unknownType = "unknown_type"
+    case missingField = "missing_field"
+    case invalidField = "invalid_field"
+    case audioBeforeStart = "audio_before_start"
+    case alreadyStarted = "already_started"
+    case notStarted = "not_started"
+    case unsupportedEncoding = "unsupported_encoding"
+    case unsupportedSampleRate = "unsupported_sample_rate"
+    case invalidTimestamp = "invalid_timestamp"
+    case tooManyWords = "too_many_words"
+    case frameTooLarge = "frame_too_large"
+    case unknownProvider = "unknown_provider"
+    case unknownSpeaker = "unknown_speaker"
+    case invalidConversationID = "invalid_conversation_id"
+    case sessionFinalized = "session_finalized"
+    case idleTimeout = "idle_timeout"
+    case storageUnavailable = "storage_unavailable"
+    case providerFailed = "provider_failed"
+    case internalError = "internal_error"
+
+    /// What the session does after sending this error.
+    ///
+    /// `rejectingStart` is true when the error rejects the session's start (the `start` message or the
+    /// upgrade URL's query). A session cannot run on a start it could not understand, and a device
+    /// typically streams audio right after its start without waiting for the reply, so that audio would
+    /// be silently dropped; a rejected start therefore closes the session. The same codes on any other
+    /// message only drop that message.
+    public func disposition(rejectingStart: Bool = false) -> ErrorDisposition {
+        switch self {
+        case .malformedJSON, .unknownType, .audioBeforeStart, .alreadyStarted, .notStarted,
+            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable:
+            return .continues
+        case .missingField, .invalidField:
+            return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues
+        case .invalidConversationID:
+            return .closes(CloseCode.invalidPayload)
+        case .unsupportedEncoding, .unsupportedSampleRate:
+            return .closes(CloseCode.unsupportedData)
+        case .unknownProvider:
+            return .closes(CloseCode.policyViolation)
+        case .frameTooLarge:
+            return .closes(CloseCode.messageTooBig)
+        case .idleTimeout:
+            return .closes(CloseCode.idleTimeout)
+        case .providerFailed, .internalError:
+            return .closes(CloseCode.internalError)
+        }
+    }
+}
+
+/// Whether a session survives an error.
+public enum ErrorDisposition: Hashable, Sendable {
+    /// The offending message (or frame) is dropped; the session goes on.
+    case continues
+    /// The server sends the error frame (with `fatal: true`) and then closes with this close code.
+    case closes(UInt16)
+
+    public var isFatal: Bool {
+        if case .closes = self { return true }
+        return false
+    }
+
+    public var closeCode: UInt16? {
+        if case .closes(let code) = self { return code }
+        return nil
+    }
+}

@@ -1,0 +1,60 @@
+/// A complete, validated session start: what the server needs to open or resume a conversation.
+public struct StartRequest: Hashable, Sendable {
+    /// The conversation to open or resume; nil lets the server create one with a new id.
+    public var conversationID: String?
+    public var deviceID: String
+    /// Diarization provider id (`none`, `device`, or a plugin's id).
+    public var provider: String
+    /// Sample rate of the client's audio in Hz; the server resamples for the provider.
+    public var sampleRate: Int
+    public var encoding: AudioEncoding
+    /// The speech's language as the client names it (e.g. BCP 47 "en-US"); passed to the provider.
+    public var language: String?
+    /// Provider options as canonical JSON object text; "{}" when none were given.
+    public var optionsJSON: String
+    /// Where this connection's first audio sample lies on the conversation timeline, in seconds.
+    /// nil: 0 for a new conversation, the stored audio end for a resumed one.
+    public var audioOffsetSeconds: Double?
+
+    public init(
+        conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
+        encoding: AudioEncoding, language: String? = nil, optionsJSON: String = "{}",
+        audioOffsetSeconds: Double? = nil
+    ) {
+        self.conversationID = conversationID
+        self.deviceID = deviceID
+        self.provider = provider
+        self.sampleRate = sampleRate
+        self.encoding = encoding
+        self.language = language
+        self.optionsJSON = optionsJSON
+        self.audioOffsetSeconds = audioOffsetSeconds
+    }
+
+    /// The start given entirely by the upgrade URL's query; `missing_field` when it is incomplete.
+    public static func fromQuery(
+        _ query: [String: String], config: SessionConfig = .default
+    ) throws(ProtocolError) -> StartRequest {
+        try StartRequest(
+            completing: StartParameters.fromQuery(query, config: config), context: "query", config: config)
+    }
+
+    /// Builds the start from `parameters`, requiring every mandatory field and a known provider.
+    public init(
+        completing parameters: StartParameters, context: String = "start", config: SessionConfig = .default
+    ) throws(ProtocolError) {
+        guard let deviceID = parameters.deviceID else { throw .missing("device_id", in: context) }
+        guard let provider = parameters.provider else { throw .missing("provider", in: context) }
+        guard let sampleRate = parameters.sampleRate else { throw .missing("sample_rate", in: context) }
+        guard let encoding = parameters.encoding else { throw .missing("encoding", in: context) }
+        if let known = config.knownProviders, !known.contains(provider) {
+            throw ProtocolError(
+                .unknownProvider,
+                "provider \"\(provider)\" is not available; available: \(known.sorted().joined(separator: ", "))")
+        }
+        self.init(
+            conversationID: parameters.conversationID, deviceID: deviceID, provider: provider,
+            sampleRate: sampleRate, encoding: encoding, language: parameters.language,
+            optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds)
+    }
+}

@@ -1,0 +1,78 @@
+import Testing
+
+@testable import SessionProtocol
+
+@Suite struct StartRequestTests {
+    @Test func completeQueryGivesAStart() throws {
+        let start = try StartRequest.fromQuery([
+            "device_id": "pixel", "provider": "device", "sample_rate": "48000", "encoding": "pcm_s16le",
+            "conversation_id": "c-1", "language": "de", "options": #"{"b":2,"a":1}"#,
+            "audio_offset_seconds": "30.5", "token": "ignored",
+        ])
+        #expect(
+            start
+                == StartRequest(
+                    conversationID: "c-1", deviceID: "pixel", provider: "device", sampleRate: 48_000,
+                    encoding: .pcmS16LE, language: "de", optionsJSON: #"{"a":1,"b":2}"#, audioOffsetSeconds: 30.5))
+    }
+
+    @Test func incompleteQueryIsMissingAField() {
+        #expect(throws: ProtocolError.missing("encoding", in: "query")) {
+            try StartRequest.fromQuery(["device_id": "d", "provider": "none", "sample_rate": "16000"])
+        }
+    }
+
+    @Test(arguments: [
+        (["sample_rate": "abc"], ProtocolErrorCode.invalidField),
+        (["sample_rate": "nan"], .invalidField),
+        (["sample_rate": "inf"], .invalidField),
+        (["sample_rate": "0x3E80"], .invalidField),
+        (["sample_rate": "4000"], .unsupportedSampleRate),
+        (["encoding": "mp3"], .unsupportedEncoding),
+        (["options": "not json"], .invalidField),
+        (["options": "[1,2]"], .invalidField),
+        (["audio_offset_seconds": "-3"], .invalidField),
+        (["conversation_id": "has/slash"], .invalidConversationID),
+    ])
+    func badQueryValues(query: [String: String], expected: ProtocolErrorCode) {
+        do {
+            _ = try StartParameters.fromQuery(query)
+            Issue.record("accepted \(query)")
+        } catch {
+            #expect(error.code == expected)
+        }
+    }
+
+    @Test func emptyQueryValuesCountAsAbsent() throws {
+        let parameters = try StartParameters.fromQuery(["language": "", "provider": "none"])
+        #expect(parameters == StartParameters(provider: "none"))
+        #expect(try StartParameters.fromQuery(["unrelated": "x"]).isEmpty)
+    }
+
+    @Test func messageFieldsOverrideQueryFields() throws {
+        let query = try StartParameters.fromQuery([
+            "device_id": "from-query", "provider": "none", "sample_rate": "16000", "options": #"{"q":1}"#,
+        ])
+        #expect(!query.isComplete)
+        let decoder = ClientMessageDecoder()
+        let envelope = try decoder.envelope(
+            #"{"type":"start","provider":"device","encoding":"pcm_f32le","options":{"m":2}}"#)
+        let message = try decoder.decode(envelope, startDefaults: query)
+        #expect(
+            message
+                == .start(
+                    StartRequest(
+                        deviceID: "from-query", provider: "device", sampleRate: 16_000, encoding: .pcmF32LE,
+                        optionsJSON: #"{"m":2}"#)))
+    }
+
+    @Test func conversationIDAlphabet() {
+        #expect(StartParameters.isValidConversationID("A-z_0.9:x"))
+        #expect(StartParameters.isValidConversationID(String(repeating: "a", count: 128)))
+        #expect(!StartParameters.isValidConversationID(String(repeating: "a", count: 129)))
+        #expect(!StartParameters.isValidConversationID(""))
+        #expect(!StartParameters.isValidConversationID("é"))
+        #expect(!StartParameters.isValidConversationID("a b"))
+        #expect(!StartParameters.isValidConversationID("a/b"))
+    }
+}
