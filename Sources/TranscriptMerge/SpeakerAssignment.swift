@@ -1,0 +1,90 @@
+/// The speaker chosen for one word and how sure the merger is of it.
+struct SpeakerAssignment: Equatable {
+    var speaker: String?
+    var confidence: Double?
+
+    static let unlabelled = SpeakerAssignment(speaker: nil, confidence: nil)
+
+    /// Confidence of a label taken from the nearest turn at gap `distance` within `tolerance`:
+    /// 0.5 × (1 − distance / (2 × tolerance)), i.e. from 0.5 (touching) down to 0.25 (at the tolerance).
+    /// Always below any overlap label of a fully covered word, and never 0, so a consumer can tell
+    /// "guessed from a neighbour" (≤ 0.5) from "inside a turn" apart for short words too.
+    static func nearestConfidence(distance: Double, tolerance: Double) -> Double {
+        guard tolerance > 0 else { return 0.5 }
+        return 0.5 * (1 - 0.5 * min(1, max(0, distance / tolerance)))
+    }
+}
+
+extension TranscriptMerger {
+    /// Chooses the speaker of a word spanning [start, end] from the current turns.
+    ///
+    /// - Overlap: each speaker scores the sum of its turns' overlap with the word (seconds). The highest
+    ///   score wins; ties go to the speaker with the higher turn confidence (nil counts as 0), then to the
+    ///   lexicographically smaller speaker. Confidence = winning overlap / word duration, clamped to [0, 1].
+    /// - A zero-duration word is a point: it overlaps a turn when start ≤ point < end (score 1 per turn,
+    ///   confidence 1).
+    /// - No overlap: the turn with the smallest gap (≤ tolerance) wins, ties by higher confidence, then smaller
+    ///   speaker, then smaller turn id; confidence from `SpeakerAssignment.nearestConfidence`.
+    /// - Otherwise unlabelled.
+    ///
+    /// Cost: O(log T + turns starting in [start − tolerance − longest turn, end + tolerance]).
+    func assignment(start: Double, end: Double) -> SpeakerAssignment {
+        let tolerance = config.effectiveToleranceSeconds
+        let isPoint = end <= start
+        var index = turnList.firstIndex(startingAtOrAfter: start - tolerance - maxTurnDurationSeconds)
+        var scores: [(speaker: String, overlap: Double, confidence: Double)] = []
+        var nearest: (distance: Double, confidence: Double, speaker: String, id: String)?
+        let limit = end + tolerance
+        while index < turnList.count {
+            let turn = turnList[index]
+            index += 1
+            if turn.startSeconds > limit { break }
+            let overlap: Double
+            if isPoint {
+                overlap = (turn.startSeconds <= start && start < turn.endSeconds) ? 1 : 0
+            } else {
+                overlap = min(end, turn.endSeconds) - max(start, turn.startSeconds)
+            }
+            let turnConfidence = turn.confidence ?? 0
+            if overlap > 0 {
+                if let slot = scores.firstIndex(where: { $0.speaker == turn.speaker }) {
+                    scores[slot].overlap += overlap
+                    scores[slot].confidence = max(scores[slot].confidence, turnConfidence)
+                } else {
+                    scores.append((turn.speaker, overlap, turnConfidence))
+                }
+                continue
+            }
+            guard scores.isEmpty else { continue }
+            let distance = max(turn.startSeconds - end, start - turn.endSeconds, 0)
+            guard distance <= tolerance else { continue }
+            let candidate = (distance, turnConfidence, turn.speaker, turn.id)
+            if let current = nearest {
+                let better = candidate.0 != current.distance ? candidate.0 < current.distance
+                    : candidate.1 != current.confidence ? candidate.1 > current.confidence
+                    : candidate.2 != current.speaker ? candidate.2 < current.speaker
+                    : candidate.3 < current.id
+                if better { nearest = candidate }
+            } else {
+                nearest = candidate
+            }
+        }
+        if var best = scores.first {
+            for score in scores.dropFirst() {
+                let better = score.overlap != best.overlap ? score.overlap > best.overlap
+                    : score.confidence != best.confidence ? score.confidence > best.confidence
+                    : score.speaker < best.speaker
+                if better { best = score }
+            }
+            let confidence = isPoint ? 1 : min(1, max(0, best.overlap / (end - start)))
+            return SpeakerAssignment(speaker: best.speaker, confidence: confidence)
+        }
+        if let nearest {
+            return SpeakerAssignment(
+                speaker: nearest.speaker,
+                confidence: SpeakerAssignment.nearestConfidence(distance: nearest.distance, tolerance: tolerance)
+            )
+        }
+        return .unlabelled
+    }
+}
