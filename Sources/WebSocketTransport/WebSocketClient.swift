@@ -45,7 +45,7 @@ public final class WebSocketClient: Sendable {
 
     /// Stops the service thread and destroys the context (open connections get `disconnected`). Idempotent.
     public func shutdown() {
-        core.runtime.stop()
+        core.runtime?.stop() // nil when init failed before the context existed
     }
 
     deinit { shutdown() }

@@ -62,7 +62,7 @@ public final class WebSocketServer: Sendable {
     /// Stops the service thread and destroys the context (open connections get their `closed`
     /// callbacks). Idempotent. From a handler (service thread) it only requests the stop.
     public func shutdown() {
-        core.runtime.stop()
+        core.runtime?.stop() // nil when init failed before the context existed
     }
 
     deinit { shutdown() }
