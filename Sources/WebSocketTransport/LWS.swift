@@ -180,7 +180,8 @@ enum LWS {
         return String(decoding: buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The query string's `name=value` pieces as lws split them on `&`.
+    /// The query string's `name=value` pieces as lws split them on a literal `&`, already
+    /// percent-decoded by lws (`+` becomes a space), so callers must not decode them again.
     static func queryPairs(_ wsi: OpaquePointer) -> [String] {
         var pairs: [String] = []
         var index: Int32 = 0

@@ -1,15 +1,17 @@
 /// Query-string decoding shared by WebSocket upgrades and HTTP requests.
 enum QueryString {
-    /// Parses `name=value` pairs (already split on `&`), percent-decoding names and values and turning
-    /// `+` into a space as HTML forms do. A pair without `=` maps to "". Later duplicates win.
-    static func parse<S: Sequence>(pairs: S) -> [String: String] where S.Element == String {
+    /// Parses `name=value` pairs already split on `&`. A pair without `=` maps to "". Later duplicates win.
+    /// - Parameter decode: percent-decode (and `+` → space). Pass false for pairs that lws already
+    ///   decoded (`WSI_TOKEN_HTTP_URI_ARGS` fragments are decoded and split on literal `&` only), so
+    ///   `%2541` stays `%41` instead of being decoded twice.
+    static func parse<S: Sequence>(pairs: S, decode: Bool) -> [String: String] where S.Element == String {
+        let transform: (Substring) -> String = decode ? { percentDecode($0) } : { String($0) }
         var result: [String: String] = [:]
         for pair in pairs where !pair.isEmpty {
             if let equals = pair.firstIndex(of: "=") {
-                let name = percentDecode(pair[..<equals])
-                result[name] = percentDecode(pair[pair.index(after: equals)...])
+                result[transform(pair[..<equals])] = transform(pair[pair.index(after: equals)...])
             } else {
-                result[percentDecode(pair[...])] = ""
+                result[transform(pair[...])] = ""
             }
         }
         return result
@@ -17,7 +19,7 @@ enum QueryString {
 
     /// Parses a raw query string such as `a=1&b=x%20y`.
     static func parse(_ query: String) -> [String: String] {
-        parse(pairs: query.split(separator: "&", omittingEmptySubsequences: true).map(String.init))
+        parse(pairs: query.split(separator: "&", omittingEmptySubsequences: true).map(String.init), decode: true)
     }
 
     /// Decodes `%XX` escapes (invalid escapes are kept literally) and `+` as space; the result is

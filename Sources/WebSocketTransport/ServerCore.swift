@@ -196,7 +196,7 @@ final class ServerCore: @unchecked Sendable {
             return -1
         }
         let connection = connection(for: wsi)
-        connection.upgrade = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi)),
+        connection.upgrade = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
                                             remoteAddress: LWS.peerAddress(wsi))
         return 0
     }
@@ -240,7 +240,7 @@ final class ServerCore: @unchecked Sendable {
         connection.httpSerial += 1
         let method = LWS.httpMethod(wsi) ?? "GET"
         let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? LWS.requestPath(wsi) ?? "/"
-        let request = HTTPRequest(method: method, path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi)),
+        let request = HTTPRequest(method: method, path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
                                   headers: LWS.headers(wsi))
         var exchange = HTTPExchange(serial: connection.httpSerial, request: request, state: .readingBody)
         let announced = LWS.contentLength(wsi) ?? 0
