@@ -1,0 +1,312 @@
+import CLibWebSockets
+
+/// The one place that calls libwebsockets. Everything here runs on a context's service thread
+/// (except `cancelService`, which lws documents as callable from any thread, and context
+/// creation/destruction, see `LWSContext`). Return codes become thrown `TransportError`s or plain
+/// Swift values; `wsi` pointers never leave the transport.
+enum LWS {
+    /// The C callback signature lws expects in `lws_protocols.callback`.
+    typealias Callback = @convention(c) (OpaquePointer?, lws_callback_reasons, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, Int) -> Int32
+
+    /// Headroom required in front of every buffer given to `lws_write`.
+    static let pre = Int(shim_lws_pre())
+
+    // MARK: Context
+
+    /// Builds the protocol table (one protocol that handles HTTP and WebSocket, plus the terminator)
+    /// for `lws_create_context`. Caller owns the result and frees it with `freeProtocols`.
+    static func makeProtocols(name: UnsafePointer<CChar>, callback: Callback, rxBufferBytes: Int) -> UnsafeMutablePointer<lws_protocols> {
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        var proto = lws_protocols()
+        proto.name = name
+        proto.callback = callback
+        proto.per_session_data_size = 0
+        proto.rx_buffer_size = rxBufferBytes
+        table.initialize(to: proto)
+        (table + 1).initialize(to: lws_protocols())
+        return table
+    }
+
+    static func freeProtocols(_ table: UnsafeMutablePointer<lws_protocols>) {
+        table.deinitialize(count: 2)
+        table.deallocate()
+    }
+
+    /// `lws_create_context`. `port` nil means a client-only context (no listening socket).
+    static func createContext(port: Int?, iface: UnsafePointer<CChar>?, protocols: UnsafePointer<lws_protocols>,
+                              user: UnsafeMutableRawPointer) throws -> OpaquePointer {
+        var info = lws_context_creation_info()
+        info.port = port.map { Int32($0) } ?? shim_lws_context_port_no_listen()
+        info.iface = iface
+        info.protocols = protocols
+        info.gid = -1
+        info.uid = -1
+        info.user = user
+        info.options = shim_lws_option_validate_utf8()
+        if port != nil {
+            info.options |= shim_lws_option_fail_upon_unable_to_bind() | shim_lws_option_disable_ipv6()
+        }
+        guard let context = lws_create_context(&info) else {
+            throw TransportError(.contextCreationFailed, "lws_create_context failed (port \(port.map(String.init) ?? "none"))")
+        }
+        return context
+    }
+
+    static func destroyContext(_ context: OpaquePointer) {
+        lws_context_destroy(context)
+    }
+
+    /// The port the default vhost listens on (the real one when 0 was asked for).
+    static func listenPort(_ context: OpaquePointer) throws -> Int {
+        guard let vhost = lws_get_vhost_by_name(context, "default") else {
+            throw TransportError(.listenFailed, "context has no default vhost")
+        }
+        let port = Int(lws_get_vhost_listen_port(vhost))
+        guard port > 0 else { throw TransportError(.listenFailed, "vhost reports listen port \(port)") }
+        return port
+    }
+
+    /// One turn of the event loop; blocks until there is socket activity, a timer, or a cancel.
+    static func service(_ context: OpaquePointer) -> Bool {
+        lws_service(context, 0) >= 0
+    }
+
+    /// Wakes the service thread (it then gets LWS_CALLBACK_EVENT_WAIT_CANCELLED). Any thread.
+    static func cancelService(_ context: OpaquePointer) {
+        lws_cancel_service(context)
+    }
+
+    /// Routes lws's own log lines (errors and warnings only) to `emit`.
+    static func setLogSink(_ emit: @convention(c) (Int32, UnsafePointer<CChar>?) -> Void) {
+        lws_set_log_level(Int32(LLL_ERR | LLL_WARN), emit)
+    }
+
+    static func isErrorLevel(_ level: Int32) -> Bool { level & Int32(LLL_ERR) != 0 }
+
+    // MARK: Per-wsi user pointers
+
+    /// `lws_context_user` of the wsi's context: the Swift core object that owns the context.
+    static func contextUser(_ wsi: OpaquePointer) -> UnsafeMutableRawPointer? {
+        guard let context = lws_get_context(wsi) else { return nil }
+        return lws_context_user(context)
+    }
+
+    /// The `ConnectionID` raw value stored in the wsi's opaque user data (0 when none yet).
+    static func connectionID(_ wsi: OpaquePointer) -> UInt64 {
+        UInt64(UInt(bitPattern: lws_get_opaque_user_data(wsi)))
+    }
+
+    static func setConnectionID(_ wsi: OpaquePointer, _ id: UInt64) {
+        lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: UInt(id)))
+    }
+
+    // MARK: Writing
+
+    static func requestWriteable(_ wsi: OpaquePointer) {
+        _ = lws_callback_on_writable(wsi)
+    }
+
+    /// Writes one WebSocket frame. `buffer` must have `LWS.pre` bytes of headroom before `payload`.
+    static func writeWebSocketFrame(_ wsi: OpaquePointer, payload: UnsafeMutablePointer<UInt8>, count: Int,
+                                    isBinary: Bool, isFirst: Bool, isLast: Bool) throws {
+        var mode: UInt32 = isFirst ? (isBinary ? LWS_WRITE_BINARY.rawValue : LWS_WRITE_TEXT.rawValue) : LWS_WRITE_CONTINUATION.rawValue
+        if !isLast { mode |= LWS_WRITE_NO_FIN.rawValue }
+        let written = lws_write(wsi, payload, count, lws_write_protocol(rawValue: mode))
+        if written < count {
+            throw TransportError(.lwsCallFailed, "lws_write returned \(written) for \(count) bytes")
+        }
+    }
+
+    /// Sets the code and reason of the close frame lws sends when the callback then returns -1.
+    static func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        // A close frame payload is at most 125 bytes: 2 for the code, 123 for the reason.
+        var bytes = Array(reason.utf8.prefix(123))
+        while !bytes.isEmpty, String(validating: bytes, as: UTF8.self) == nil { bytes.removeLast() }
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
+        }
+    }
+
+    // MARK: Receiving
+
+    static func isFinalFragment(_ wsi: OpaquePointer) -> Bool { lws_is_final_fragment(wsi) != 0 }
+    static func frameIsBinary(_ wsi: OpaquePointer) -> Bool { lws_frame_is_binary(wsi) != 0 }
+    static func remainingPayload(_ wsi: OpaquePointer) -> Int { Int(lws_remaining_packet_payload(wsi)) }
+
+    /// Pauses (false) or resumes (true) reading from the socket.
+    static func setReceiving(_ wsi: OpaquePointer, enabled: Bool) throws {
+        let result = lws_rx_flow_control(wsi, enabled ? 1 : 0)
+        if result < 0 { throw TransportError(.lwsCallFailed, "lws_rx_flow_control returned \(result)") }
+    }
+
+    /// Parses a close frame payload (`in`/`len` of WS_PEER_INITIATED_CLOSE).
+    static func parseClosePayload(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> (code: UInt16?, reason: String?) {
+        guard let bytes, count >= 2 else { return (nil, nil) }
+        let raw = UnsafeRawBufferPointer(start: bytes, count: count)
+        let code = UInt16(raw[0]) << 8 | UInt16(raw[1])
+        let reason = count > 2 ? String(decoding: raw[2...], as: UTF8.self) : nil
+        return (code, reason)
+    }
+
+    // MARK: HTTP request parsing
+
+    /// The request method, from which URI token lws filled in.
+    static func httpMethod(_ wsi: OpaquePointer) -> String? {
+        let candidates: [(lws_token_indexes, String)] = [
+            (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"),
+            (WSI_TOKEN_PATCH_URI, "PATCH"), (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"),
+            (WSI_TOKEN_HEAD_URI, "HEAD"),
+        ]
+        for (token, name) in candidates where lws_hdr_total_length(wsi, token) > 0 { return name }
+        return nil
+    }
+
+    /// The request path (lws has already percent-decoded it and removed `..` segments).
+    static func requestPath(_ wsi: OpaquePointer) -> String? {
+        for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_PUT_URI, WSI_TOKEN_PATCH_URI,
+                      WSI_TOKEN_DELETE_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_HEAD_URI] {
+            if let value = header(wsi, token) { return value }
+        }
+        return nil
+    }
+
+    /// One header's full value, or nil when absent.
+    static func header(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> String? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        guard copied >= 0 else { return nil }
+        return String(decoding: buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The query string's `name=value` pieces as lws split them on a literal `&`, already
+    /// percent-decoded by lws (`+` becomes a space), so callers must not decode them again.
+    static func queryPairs(_ wsi: OpaquePointer) -> [String] {
+        var pairs: [String] = []
+        var index: Int32 = 0
+        while true {
+            let length = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, index))
+            guard length > 0 else { break }
+            var buffer = [CChar](repeating: 0, count: length + 1)
+            let copied = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index)
+            guard copied >= 0 else { break }
+            pairs.append(String(decoding: buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            index += 1
+        }
+        return pairs
+    }
+
+    /// Every request header lws parsed into a known token, names lower-case without the colon.
+    static func headers(_ wsi: OpaquePointer) -> [String: String] {
+        var result: [String: String] = [:]
+        for raw in 0..<WSI_TOKEN_COUNT.rawValue {
+            let token = lws_token_indexes(rawValue: raw)
+            guard let namePointer = lws_token_to_string(token) else { continue }
+            let name = String(cString: namePointer)
+            guard name.hasSuffix(":"), !name.hasPrefix(":") else { continue } // skip methods and h2 pseudo-headers
+            if let value = header(wsi, token) { result[String(name.dropLast())] = value }
+        }
+        return result
+    }
+
+    /// Content-Length of the request, if it announced one.
+    static func contentLength(_ wsi: OpaquePointer) -> Int? {
+        header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0.trimmingCharacters()) }
+    }
+
+    static func peerAddress(_ wsi: OpaquePointer) -> String? {
+        var buffer = [CChar](repeating: 0, count: 128)
+        guard let name = lws_get_peer_simple(wsi, &buffer, buffer.count) else { return nil }
+        let text = String(cString: name)
+        return text.isEmpty ? nil : text
+    }
+
+    // MARK: HTTP responses
+
+    /// Writes the status line and headers of a response into `scratch` (after `LWS.pre` headroom) and
+    /// sends them in one `lws_write`. Sets lws's content length so keep-alive bookkeeping is right.
+    static func writeHTTPHeaders(_ wsi: OpaquePointer, status: Int, contentType: String, contentLength: Int,
+                                 extraHeaders: [(String, String)], closeConnection: Bool,
+                                 scratch: UnsafeMutableBufferPointer<UInt8>) throws {
+        guard let base = scratch.baseAddress, scratch.count > pre else {
+            throw TransportError(.lwsCallFailed, "header scratch buffer too small")
+        }
+        let start = base + pre
+        let end = base + scratch.count - 1
+        var cursor: UnsafeMutablePointer<UInt8>? = start
+        func check(_ result: Int32, _ what: String) throws {
+            if result != 0 { throw TransportError(.lwsCallFailed, "\(what) failed (headers too large?)") }
+        }
+        try check(lws_add_http_header_status(wsi, UInt32(status), &cursor, end), "lws_add_http_header_status")
+        var type = Array(contentType.utf8)
+        try check(lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE, &type, Int32(type.count), &cursor, end),
+                  "content-type header")
+        try check(lws_add_http_header_content_length(wsi, lws_filepos_t(contentLength), &cursor, end), "content-length header")
+        var headers = extraHeaders
+        if closeConnection { headers.append(("connection", "close")) }
+        for (name, value) in headers {
+            var nameBytes = Array((name.lowercased() + ":").utf8) + [0]
+            var valueBytes = Array(value.utf8)
+            try check(lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end),
+                      "header \(name)")
+        }
+        try check(lws_finalize_http_header(wsi, &cursor, end), "lws_finalize_http_header")
+        guard let cursor else { throw TransportError(.lwsCallFailed, "header cursor lost") }
+        let count = cursor - start
+        let written = lws_write(wsi, start, count, LWS_WRITE_HTTP_HEADERS)
+        if written < count { throw TransportError(.lwsCallFailed, "lws_write(headers) returned \(written) for \(count)") }
+    }
+
+    /// Writes one chunk of an HTTP body; `isLast` marks the end of the response for lws.
+    static func writeHTTPBody(_ wsi: OpaquePointer, payload: UnsafeMutablePointer<UInt8>, count: Int, isLast: Bool) throws {
+        let written = lws_write(wsi, payload, count, isLast ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+        if written < count { throw TransportError(.lwsCallFailed, "lws_write(body) returned \(written) for \(count)") }
+    }
+
+    /// Ends an HTTP transaction; true when lws says the connection must now close (no keep-alive).
+    static func completeHTTPTransaction(_ wsi: OpaquePointer) -> Bool {
+        lws_http_transaction_completed(wsi) != 0
+    }
+
+    /// Answers an upgrade request we refuse with a minimal status response written by lws itself.
+    static func rejectUpgrade(_ wsi: OpaquePointer, status: Int) {
+        _ = lws_return_http_status(wsi, UInt32(status), nil)
+    }
+
+    // MARK: Client
+
+    /// Starts a client connection; the outcome arrives later as CLIENT_ESTABLISHED or CLIENT_CONNECTION_ERROR.
+    /// The C strings must stay valid until the connection is gone.
+    static func connect(context: OpaquePointer, host: UnsafePointer<CChar>, port: Int, path: UnsafePointer<CChar>,
+                        hostHeader: UnsafePointer<CChar>, protocolName: UnsafePointer<CChar>, id: UInt64) throws {
+        var info = lws_client_connect_info()
+        info.context = context
+        info.address = host
+        info.port = Int32(port)
+        info.path = path
+        info.host = hostHeader
+        info.origin = hostHeader
+        info.ietf_version_or_minus_one = -1
+        info.local_protocol_name = protocolName
+        info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
+        guard lws_client_connect_via_info(&info) != nil else {
+            throw TransportError(.lwsCallFailed, "lws_client_connect_via_info failed")
+        }
+    }
+}
+
+private extension String {
+    func trimmingCharacters() -> String {
+        String(drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}
+
+extension LWS {
+    /// lws's stock handler for reasons the transport does not handle itself (keeps default HTTP
+    /// bookkeeping intact for protocols[0]).
+    static func defaultCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                                _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+}

@@ -1,0 +1,349 @@
+import CLibWebSockets
+import Logging
+
+/// Work other threads hand to the server's service thread (sends and closes go through outboxes).
+enum ServerCommand: Sendable {
+    case setReceiving(UInt64, enabled: Bool)
+    case httpResponse(UInt64, serial: UInt64, HTTPResponse)
+}
+
+/// The C callback of the server protocol: finds the `ServerCore` through `lws_context_user`.
+private let serverCallback: LWS.Callback = { wsi, reason, user, input, length in
+    guard let wsi, let core = LWS.contextUser(wsi) else {
+        return LWS.defaultCallback(wsi, reason, user, input, length)
+    }
+    return Unmanaged<ServerCore>.fromOpaque(core).takeUnretainedValue()
+        .handle(wsi, reason: reason, user: user, input: input, length: length)
+}
+
+/// One server connection as the service thread sees it (HTTP, or WebSocket after the upgrade).
+private final class ServerConnection {
+    let id: UInt64
+    let wsi: OpaquePointer
+    var upgrade: UpgradeRequest?
+    var isWebSocket = false
+    var assembler: MessageAssembler
+    var outgoing: OutgoingFragmenter?
+    var peerCloseCode: UInt16?
+    var http: HTTPExchange?
+    var httpSerial: UInt64 = 0
+
+    init(id: UInt64, wsi: OpaquePointer, maxMessageBytes: Int) {
+        self.id = id
+        self.wsi = wsi
+        self.assembler = MessageAssembler(limit: maxMessageBytes)
+    }
+}
+
+/// One HTTP request/response on a connection (several per connection with keep-alive).
+private struct HTTPExchange {
+    enum State {
+        case readingBody
+        case awaitingResponse
+        case sendingHeaders(HTTPResponse)
+        case sendingBody(HTTPResponse, offset: Int)
+    }
+
+    var serial: UInt64
+    var request: HTTPRequest
+    var state: State
+    /// Set for 413: the unread rest of the body makes the connection unusable afterwards.
+    var closeAfter = false
+}
+
+/// The server's service-thread logic. Everything but `runtime` is touched only on the service thread
+/// (inside lws callbacks), hence `@unchecked Sendable`.
+final class ServerCore: @unchecked Sendable {
+    /// HTTP body bytes handed to lws per HTTP_WRITEABLE callback.
+    static let httpChunkBytes = 64 * 1024
+
+    let config: WebSocketServerConfig
+    let webSocketHandler: any WebSocketHandler
+    let httpHandler: (any HTTPHandler)?
+    let logger: Logger
+    /// Set once right after the context exists; callbacks before that (protocol init) ignore it.
+    private(set) var runtime: ServiceRuntime<ServerCommand>!
+    private(set) var port = 0
+
+    private var connections: [UInt64: ServerConnection] = [:]
+    private var lastID: UInt64 = 0
+    private let scratch = WebSocketWriter.makeScratch()
+
+    init(config: WebSocketServerConfig, webSocketHandler: any WebSocketHandler, httpHandler: (any HTTPHandler)?, logger: Logger) {
+        self.config = config
+        self.webSocketHandler = webSocketHandler
+        self.httpHandler = httpHandler
+        self.logger = logger
+    }
+
+    /// Creates the context bound to `config.host:config.port` with this core as its user pointer.
+    func createContext() throws {
+        let iface = config.host == "0.0.0.0" ? nil : config.host
+        let context = try LWSContext(port: config.port, iface: iface, callback: serverCallback,
+                                     rxBufferBytes: 64 * 1024, user: Unmanaged.passUnretained(self).toOpaque())
+        runtime = ServiceRuntime(context: context)
+        port = try LWS.listenPort(context.pointer)
+    }
+
+    deinit { scratch.deallocate() }
+
+    // MARK: Callback dispatch (service thread)
+
+    fileprivate func handle(_ wsi: OpaquePointer, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+                            input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        guard runtime != nil else { return LWS.defaultCallback(wsi, reason, user, input, length) }
+        switch reason {
+        case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+            drain()
+            return 0
+
+        // WebSocket
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            return confirmUpgrade(wsi, sendStatus: true)
+        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+            // Normally already checked in CONFIRM_UPGRADE; this is the safety net.
+            if let id = knownID(wsi), connections[id]?.upgrade != nil { return 0 }
+            return confirmUpgrade(wsi, sendStatus: false) == 0 ? 0 : 1
+        case LWS_CALLBACK_ESTABLISHED:
+            webSocketEstablished(wsi)
+            return 0
+        case LWS_CALLBACK_RECEIVE:
+            webSocketReceived(wsi, input: input, length: length)
+            return 0
+        case LWS_CALLBACK_SERVER_WRITEABLE:
+            guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
+            return WebSocketWriter.writeNext(wsi: wsi, id: id, current: &connection.outgoing, runtime: runtime,
+                                             scratch: scratch, logger: logger)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if let id = knownID(wsi) { connections[id]?.peerCloseCode = LWS.parseClosePayload(input, length).code }
+            return 0
+        case LWS_CALLBACK_CLOSED:
+            connectionGone(wsi)
+            return 0
+
+        // HTTP
+        case LWS_CALLBACK_HTTP:
+            httpRequestStarted(wsi, input: input)
+            return 0
+        case LWS_CALLBACK_HTTP_BODY:
+            httpBody(wsi, input: input, length: length)
+            return 0
+        case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            if let id = knownID(wsi), let connection = connections[id], case .readingBody? = connection.http?.state {
+                dispatchHTTP(connection)
+            }
+            return 0
+        case LWS_CALLBACK_HTTP_WRITEABLE:
+            guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
+            return writeHTTP(connection)
+        case LWS_CALLBACK_CLOSED_HTTP, LWS_CALLBACK_WSI_DESTROY:
+            connectionGone(wsi)
+            return LWS.defaultCallback(wsi, reason, user, input, length)
+
+        default:
+            return LWS.defaultCallback(wsi, reason, user, input, length)
+        }
+    }
+
+    private func knownID(_ wsi: OpaquePointer) -> UInt64? {
+        let id = LWS.connectionID(wsi)
+        return id == 0 ? nil : id
+    }
+
+    private func connection(for wsi: OpaquePointer) -> ServerConnection {
+        if let id = knownID(wsi), let existing = connections[id] { return existing }
+        lastID += 1
+        LWS.setConnectionID(wsi, lastID)
+        let connection = ServerConnection(id: lastID, wsi: wsi, maxMessageBytes: config.maxMessageBytes)
+        connections[lastID] = connection
+        return connection
+    }
+
+    /// Applies queued commands and asks for WRITEABLE callbacks where outboxes got new items.
+    private func drain() {
+        let (commands, dirty) = runtime.takeWork()
+        for id in dirty {
+            if let connection = connections[id], connection.isWebSocket { LWS.requestWriteable(connection.wsi) }
+        }
+        for command in commands {
+            switch command {
+            case .setReceiving(let id, let enabled):
+                guard let connection = connections[id], connection.isWebSocket else { continue }
+                do { try LWS.setReceiving(connection.wsi, enabled: enabled) } catch {
+                    logger.warning("rx flow control failed", metadata: ["connection": "\(ConnectionID(rawValue: id))", "error": "\(error)"])
+                }
+            case .httpResponse(let id, let serial, let response):
+                guard let connection = connections[id], var exchange = connection.http, exchange.serial == serial,
+                      case .awaitingResponse = exchange.state else { continue } // closed meanwhile, or answered twice
+                exchange.state = .sendingHeaders(response)
+                connection.http = exchange
+                LWS.requestWriteable(connection.wsi)
+            }
+        }
+    }
+
+    // MARK: WebSocket
+
+    /// Accepts the upgrade only on `webSocketPath`; elsewhere answers 404 (or just refuses).
+    private func confirmUpgrade(_ wsi: OpaquePointer, sendStatus: Bool) -> Int32 {
+        let path = LWS.requestPath(wsi) ?? ""
+        guard path == config.webSocketPath else {
+            logger.debug("websocket upgrade refused", metadata: ["path": "\(path)"])
+            if sendStatus {
+                LWS.rejectUpgrade(wsi, status: 404)
+                return 1
+            }
+            return -1
+        }
+        let connection = connection(for: wsi)
+        connection.upgrade = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
+                                            remoteAddress: LWS.peerAddress(wsi))
+        return 0
+    }
+
+    private func webSocketEstablished(_ wsi: OpaquePointer) {
+        let connection = connection(for: wsi)
+        connection.isWebSocket = true
+        connection.http = nil
+        runtime.openOutbox(connection.id)
+        let request = connection.upgrade ?? UpgradeRequest(path: config.webSocketPath, query: [:], remoteAddress: LWS.peerAddress(wsi))
+        webSocketHandler.opened(ConnectionID(rawValue: connection.id), request: request)
+    }
+
+    private func webSocketReceived(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
+        guard let id = knownID(wsi), let connection = connections[id] else { return }
+        let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length)
+        let event = connection.assembler.append(chunk, isBinary: LWS.frameIsBinary(wsi), isFinal: LWS.isFinalFragment(wsi),
+                                                remainingInFrame: LWS.remainingPayload(wsi))
+        switch event {
+        case .message(let message)?:
+            webSocketHandler.received(ConnectionID(rawValue: id), message: message)
+        case .tooLarge(let byteCount, let limit)?:
+            webSocketHandler.rejected(ConnectionID(rawValue: id), reason: .messageTooLarge(byteCount: byteCount, limit: limit))
+        case nil:
+            break
+        }
+    }
+
+    /// CLOSED, CLOSED_HTTP or WSI_DESTROY: forget the connection, tell the handler once.
+    private func connectionGone(_ wsi: OpaquePointer) {
+        guard let id = knownID(wsi), let connection = connections.removeValue(forKey: id) else { return }
+        guard connection.isWebSocket else { return }
+        runtime.removeOutbox(id)
+        webSocketHandler.closed(ConnectionID(rawValue: id), code: connection.peerCloseCode)
+    }
+
+    // MARK: HTTP
+
+    private func httpRequestStarted(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?) {
+        let connection = connection(for: wsi)
+        connection.httpSerial += 1
+        let method = LWS.httpMethod(wsi) ?? "GET"
+        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? LWS.requestPath(wsi) ?? "/"
+        let request = HTTPRequest(method: method, path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
+                                  headers: LWS.headers(wsi))
+        var exchange = HTTPExchange(serial: connection.httpSerial, request: request, state: .readingBody)
+        let announced = LWS.contentLength(wsi) ?? 0
+        if announced > config.maxHTTPBodyBytes {
+            exchange.closeAfter = true
+            exchange.state = .sendingHeaders(Self.tooLarge(limit: config.maxHTTPBodyBytes))
+            connection.http = exchange
+            LWS.requestWriteable(wsi)
+        } else if announced > 0 {
+            exchange.request.body.reserveCapacity(announced)
+            connection.http = exchange // lws now delivers HTTP_BODY, then HTTP_BODY_COMPLETION
+        } else {
+            connection.http = exchange
+            dispatchHTTP(connection)
+        }
+    }
+
+    private func httpBody(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
+        guard let id = knownID(wsi), let connection = connections[id], var exchange = connection.http,
+              case .readingBody = exchange.state else { return }
+        if exchange.request.body.count + length > config.maxHTTPBodyBytes {
+            exchange.closeAfter = true
+            exchange.request.body = []
+            exchange.state = .sendingHeaders(Self.tooLarge(limit: config.maxHTTPBodyBytes))
+            connection.http = exchange
+            LWS.requestWriteable(wsi)
+            return
+        }
+        if let input, length > 0 {
+            exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        connection.http = exchange
+    }
+
+    private static func tooLarge(limit: Int) -> HTTPResponse {
+        .json(status: 413, #"{"error":{"code":"body_too_large","message":"request body exceeds \#(limit) bytes"}}"#)
+    }
+
+    /// Hands the complete request to the handler; its `respond` comes back through the queue.
+    private func dispatchHTTP(_ connection: ServerConnection) {
+        guard var exchange = connection.http else { return }
+        exchange.state = .awaitingResponse
+        let request = exchange.request
+        exchange.request.body = []
+        connection.http = exchange
+        let id = connection.id
+        let serial = exchange.serial
+        let respond: @Sendable (HTTPResponse) -> Void = { [weak runtime] response in
+            runtime?.enqueue(.httpResponse(id, serial: serial, response))
+        }
+        if let httpHandler {
+            httpHandler.handle(request, respond: respond)
+        } else {
+            respond(.notFound)
+        }
+    }
+
+    /// One HTTP_WRITEABLE: the headers, or the next body chunk; then keep-alive or close.
+    private func writeHTTP(_ connection: ServerConnection) -> Int32 {
+        guard var exchange = connection.http else { return 0 }
+        let isHead = exchange.request.method == "HEAD"
+        do {
+            switch exchange.state {
+            case .sendingHeaders(let response):
+                var headerBuffer = [UInt8](repeating: 0, count: LWS.pre + 2048 + response.contentType.utf8.count
+                    + response.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 8 })
+                try headerBuffer.withUnsafeMutableBufferPointer { buffer in
+                    try LWS.writeHTTPHeaders(connection.wsi, status: response.status, contentType: response.contentType,
+                                             contentLength: response.body.count, extraHeaders: response.headers,
+                                             closeConnection: exchange.closeAfter, scratch: buffer)
+                }
+                if response.body.isEmpty || isHead { return finishHTTP(connection, closeAfter: exchange.closeAfter) }
+                exchange.state = .sendingBody(response, offset: 0)
+                connection.http = exchange
+                LWS.requestWriteable(connection.wsi)
+                return 0
+            case .sendingBody(let response, let offset):
+                let end = min(response.body.count, offset + Self.httpChunkBytes)
+                let payload = scratch.baseAddress! + LWS.pre
+                response.body.withUnsafeBufferPointer { source in
+                    payload.update(from: source.baseAddress! + offset, count: end - offset)
+                }
+                let isLast = end == response.body.count
+                try LWS.writeHTTPBody(connection.wsi, payload: payload, count: end - offset, isLast: isLast)
+                if isLast { return finishHTTP(connection, closeAfter: exchange.closeAfter) }
+                exchange.state = .sendingBody(response, offset: end)
+                connection.http = exchange
+                LWS.requestWriteable(connection.wsi)
+                return 0
+            case .readingBody, .awaitingResponse:
+                return 0
+            }
+        } catch {
+            logger.warning("http write failed; closing", metadata: ["connection": "\(ConnectionID(rawValue: connection.id))", "error": "\(error)"])
+            return -1
+        }
+    }
+
+    /// Keep-alive policy: lws decides from the request (HTTP/1.1 keeps the connection unless the client
+    /// said `Connection: close`; HTTP/1.0 closes unless it asked for keep-alive). 413 always closes.
+    private func finishHTTP(_ connection: ServerConnection, closeAfter: Bool) -> Int32 {
+        connection.http = nil
+        if closeAfter { return -1 }
+        return LWS.completeHTTPTransaction(connection.wsi) ? -1 : 0
+    }
+}

@@ -1,0 +1,78 @@
+import Testing
+@testable import WebSocketTransport
+
+@Suite("Transport pure logic")
+struct PureLogicTests {
+    @Test func queryStringDecoding() {
+        #expect(QueryString.parse("a=1&b=x%20y&c=%E2%9C%93&d&e=1+2&bad=%zz&a=2") ==
+                ["a": "2", "b": "x y", "c": "✓", "d": "", "e": "1 2", "bad": "%zz"])
+        #expect(QueryString.parse("") == [:])
+    }
+
+    @Test func webSocketURLParsing() throws {
+        let full = try WebSocketURL("ws://127.0.0.1:8080/v1/listen?device_id=a")
+        #expect(full == (try WebSocketURL("ws://127.0.0.1:8080/v1/listen?device_id=a")))
+        #expect(full.host == "127.0.0.1")
+        #expect(full.port == 8080)
+        #expect(full.pathAndQuery == "/v1/listen?device_id=a")
+        let bare = try WebSocketURL("ws://example.org")
+        #expect(bare.port == 80)
+        #expect(bare.pathAndQuery == "/")
+        let v6 = try WebSocketURL("ws://[::1]:9/x")
+        #expect(v6.host == "::1")
+        #expect(v6.port == 9)
+        #expect(throws: TransportError.self) { try WebSocketURL("ws://h:70000/") }
+    }
+
+    @Test func assemblerJoinsPiecesAndEnforcesLimit() {
+        var assembler = MessageAssembler(limit: 10)
+        let hello = Array("hello".utf8)
+        let events = hello.withUnsafeBytes { bytes in
+            [assembler.append(bytes, isBinary: false, isFinal: false, remainingInFrame: 0),
+             assembler.append(bytes, isBinary: false, isFinal: true, remainingInFrame: 0)]
+        }
+        #expect(events == [nil, .message(.text("hellohello"))])
+
+        var limited = MessageAssembler(limit: 10)
+        let eight = [UInt8](repeating: 1, count: 8)
+        let limitedEvents = eight.withUnsafeBytes { bytes in
+            [limited.append(bytes, isBinary: true, isFinal: false, remainingInFrame: 0),
+             // 8 buffered + 8 now + 4 still announced in this frame: rejected, the rest is dropped
+             limited.append(bytes, isBinary: true, isFinal: true, remainingInFrame: 4),
+             limited.append(bytes, isBinary: true, isFinal: true, remainingInFrame: 0),
+             // a new message after the dropped one is accepted again
+             limited.append(bytes, isBinary: true, isFinal: true, remainingInFrame: 0)]
+        }
+        #expect(limitedEvents == [nil, .tooLarge(byteCount: 20, limit: 10), nil, .message(.binary(eight))])
+    }
+
+    @Test func outboxIsFIFOAndRefusesSendsAfterClose() {
+        var outbox = Outbox()
+        let accepted = [outbox.append(.text("a")), outbox.append(.binary([1, 2, 3])),
+                        outbox.appendClose(code: 4001, reason: "x"), outbox.append(.text("late"))]
+        #expect(accepted == [true, true, true, false])
+        #expect(outbox.queuedBytes == 4)
+        guard case .message(let first, false)? = outbox.popFirst() else { Issue.record("expected text"); return }
+        #expect(first == Array("a".utf8))
+        guard case .message(let second, true)? = outbox.popFirst() else { Issue.record("expected binary"); return }
+        #expect(second == [1, 2, 3])
+        guard case .close(4001, "x")? = outbox.popFirst() else { Issue.record("expected close"); return }
+        #expect(outbox.isEmpty)
+    }
+
+    @Test func fragmenterSplitsBigMessages() {
+        var fragmenter = OutgoingFragmenter(bytes: [UInt8](repeating: 0, count: OutgoingFragmenter.fragmentBytes * 2 + 1), isBinary: true)
+        var pieces: [(Int, Bool, Bool)] = []
+        while !fragmenter.isDone {
+            let next = fragmenter.next()
+            pieces.append((next.range.count, next.isFirst, next.isLast))
+        }
+        #expect(pieces.map(\.0) == [OutgoingFragmenter.fragmentBytes, OutgoingFragmenter.fragmentBytes, 1])
+        #expect(pieces.map(\.1) == [true, false, false])
+        #expect(pieces.map(\.2) == [false, false, true])
+        var empty = OutgoingFragmenter(bytes: [], isBinary: false)
+        let only = empty.next()
+        let done = empty.isDone
+        #expect(only.range.isEmpty && only.isFirst && only.isLast && done)
+    }
+}
