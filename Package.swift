@@ -51,18 +51,21 @@ let package = Package(
         .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
 
         // MARK: Application
+        .target(name: "SpeakerSyncClient", dependencies: [
+            "WebSocketTransport", "SpeakerSyncAudio", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync", dependencies: [
-            "SpeakerSyncServer", "MeetingSynth",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
-            "SpeakerSyncServer", "MeetingSynth",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -84,7 +87,8 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
-            "SpeakerSyncServer", "MeetingSynth", "WebSocketTransport", "PostgresClient", "SpeakerSyncAudio",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
+            "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge",
         ]),
     ]
 )

@@ -1,0 +1,84 @@
+import Foundation
+import SessionProtocol
+import TranscriptMerge
+
+/// Everything `SpeakerSyncApplication` can be told; `.default` is what `speakersync serve` uses.
+public struct ServerConfig: Sendable {
+    public var host: String
+    /// 0 picks a free port (tests, benchmarks, the demo).
+    public var port: Int
+    /// A libpq connection string or URL. nil: run an embedded cluster under `dataDirectory`.
+    public var databaseURL: String?
+    public var dataDirectory: String
+    /// Provider plugins folder; nil: SPEAKERSYNC_PLUGINS, else the executable's folder.
+    public var pluginsDirectory: String?
+    /// Migrations folder; nil: SPEAKERSYNC_SCHEMA_DIR, else `schema/` found above the executable.
+    public var schemaDirectory: String?
+    public var merge: MergeConfig
+    public var session: SessionConfig
+    /// Largest WebSocket message accepted (bigger ones get `frame_too_large`).
+    public var maxMessageBytes: Int
+
+    public static let `default` = ServerConfig(
+        host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),
+        pluginsDirectory: nil, schemaDirectory: nil, merge: .default, session: .default,
+        maxMessageBytes: SessionConfig.default.maxTextFrameBytes
+    )
+}
+
+/// Finds the folders the server needs without depending on the working directory.
+public enum ResourceLocator {
+    /// The running executable (a test bundle when under `swift test`).
+    public static var executableURL: URL {
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return URL(fileURLWithPath: path)
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+    }
+
+    public static func defaultDataDirectory() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let dir = environment["SPEAKERSYNC_DATA_DIR"], !dir.isEmpty { return dir }
+        // Root runs PostgreSQL as an unprivileged user, which cannot enter /root: use /var/lib.
+        if geteuid() == 0 { return "/var/lib/speakersync" }
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() + "/.local/share")
+        return base + "/speakersync"
+    }
+
+    public static func pluginsDirectory(_ configured: String?) -> String {
+        if let configured { return configured }
+        if let dir = ProcessInfo.processInfo.environment["SPEAKERSYNC_PLUGINS"], !dir.isEmpty { return dir }
+        return executableURL.deletingLastPathComponent().path
+    }
+
+    public static func schemaDirectory(_ configured: String?) throws -> URL {
+        if let configured { return URL(fileURLWithPath: configured) }
+        if let dir = ProcessInfo.processInfo.environment["SPEAKERSYNC_SCHEMA_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        var folder = executableURL.deletingLastPathComponent()
+        for _ in 0..<8 {
+            let candidate = folder.appendingPathComponent("schema")
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("0001_initial.sql").path) {
+                return candidate
+            }
+            folder.deleteLastPathComponent()
+        }
+        let local = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("schema")
+        if FileManager.default.fileExists(atPath: local.path) { return local }
+        throw ServerError(code: .schemaNotFound, message: "cannot find the schema/ migrations folder; set SPEAKERSYNC_SCHEMA_DIR")
+    }
+}
+
+/// A failure to start or run the server, with a stable code.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable {
+        case schemaNotFound = "schema_not_found"
+        case databaseUnavailable = "database_unavailable"
+        case listenFailed = "listen_failed"
+    }
+    public var code: Code
+    public var message: String
+    public var description: String { "\(code.rawValue): \(message)" }
+}

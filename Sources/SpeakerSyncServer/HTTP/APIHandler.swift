@@ -1,0 +1,97 @@
+import Dispatch
+import Foundation
+import Logging
+import PluginHost
+import WebSocketTransport
+
+/// Serves the HTTP routes. The lws service thread hands each request over; the work (PostgreSQL
+/// reads, rendering) runs on a worker queue and the response goes back through `respond`.
+final class APIHandler: HTTPHandler, Sendable {
+    private let reader: any ConversationReader
+    private let plugins: PluginRegistry
+    private let logger: Logger
+    private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
+    static let maxPageSize = 200
+
+    init(reader: any ConversationReader, plugins: PluginRegistry, logger: Logger) {
+        self.reader = reader
+        self.plugins = plugins
+        self.logger = logger
+    }
+
+    func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        workers.async { [self] in
+            let response: HTTPResponse
+            do {
+                switch APIRoute.match(method: request.method, path: request.path) {
+                case .failure(let error): throw error
+                case .success(let route): response = try answer(route, request)
+                }
+            } catch let error as APIError {
+                response = Self.json(error.jsonObject, status: error.status)
+            } catch {
+                logger.error("HTTP request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
+                response = Self.json(APIError(status: 503, code: "database_unavailable", message: "\(error)").jsonObject, status: 503)
+            }
+            respond(response)
+        }
+    }
+
+    private func answer(_ route: APIRoute, _ request: HTTPRequest) throws -> HTTPResponse {
+        switch route {
+        case .health:
+            try reader.checkHealth()
+            return Self.json(["status": "ok", "database": "ok"])
+        case .providers:
+            return Self.json([
+                "providers": plugins.providers.map { provider -> [String: Any] in
+                    var object: [String: Any] = [
+                        "id": provider.id, "name": provider.name, "version": provider.version,
+                        "description": provider.description, "latency_class": provider.latencyClass.rawValue,
+                        "licence": provider.licence,
+                    ]
+                    switch provider.kind {
+                    case .builtin: object["kind"] = "builtin"
+                    case .plugin(let path): object["kind"] = "plugin"; object["path"] = path
+                    }
+                    return object
+                },
+                "failed": plugins.failures.map { failure -> [String: Any] in
+                    ["path": failure.path, "code": failure.code.rawValue, "reason": failure.message]
+                },
+            ])
+        case .listConversations:
+            var limit = 50
+            if let text = request.query["limit"] {
+                guard let value = Int(text), (1...Self.maxPageSize).contains(value) else {
+                    throw APIError(status: 400, code: "invalid_parameter", message: "limit must be a whole number from 1 to \(Self.maxPageSize)")
+                }
+                limit = value
+            }
+            let page = try reader.listConversations(deviceID: request.query["device_id"], limit: limit, cursor: request.query["cursor"])
+            return Self.json([
+                "conversations": page.conversations.map(\.jsonObject),
+                "next_cursor": page.nextCursor as Any? ?? NSNull(),
+            ])
+        case .conversation(let id):
+            guard let summary = try reader.conversation(id: id) else { throw Self.notFound(id) }
+            return Self.json(summary.jsonObject)
+        case .transcript(let id):
+            let formatName = request.query["format"] ?? "json"
+            guard let format = TranscriptFormat(rawValue: formatName) else {
+                throw APIError(status: 400, code: "invalid_parameter", message: "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let document = try reader.transcript(id: id) else { throw Self.notFound(id) }
+            return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
+        }
+    }
+
+    static func notFound(_ id: String) -> APIError {
+        APIError(status: 404, code: "conversation_not_found", message: "no conversation with id '\(id)'")
+    }
+
+    static func json(_ object: [String: Any], status: Int = 200) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, contentType: "application/json", body: Array(data))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A conversation as `GET /v1/conversations` lists it.
+public struct ConversationSummary: Sendable {
+    public var id: String
+    public var deviceID: String
+    public var provider: String
+    public var sampleRate: Int?
+    public var status: String
+    public var audioSeconds: Double
+    public var startedAt: Date?
+    public var endedAt: Date?
+    public var wordCount: Int
+    public var unlabelledWordCount: Int
+    public var speakers: [SessionSpeaker]
+
+    public var jsonObject: [String: Any] {
+        [
+            "id": id, "device_id": deviceID, "provider": provider,
+            "sample_rate": sampleRate as Any? ?? NSNull(), "status": status, "audio_seconds": audioSeconds,
+            "started_at": startedAt.map(Self.timestamp) as Any? ?? NSNull(),
+            "ended_at": endedAt.map(Self.timestamp) as Any? ?? NSNull(),
+            "word_count": wordCount, "unlabelled_word_count": unlabelledWordCount,
+            "speakers": speakers.map { speaker -> [String: Any] in
+                [
+                    "label": speaker.label, "name": speaker.name,
+                    "merged_into": speaker.mergedInto as Any? ?? NSNull(),
+                ]
+            },
+        ]
+    }
+
+    static func timestamp(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}
+
+/// One page of `GET /v1/conversations`.
+public struct ConversationPage: Sendable {
+    public var conversations: [ConversationSummary]
+    /// Opaque; pass as `cursor` to get the next page. nil on the last page.
+    public var nextCursor: String?
+}
+
+/// The reads behind the HTTP routes. Blocking; called on the HTTP worker queue, never on the lws thread.
+public protocol ConversationReader: Sendable {
+    func listConversations(deviceID: String?, limit: Int, cursor: String?) throws -> ConversationPage
+    func conversation(id: String) throws -> ConversationSummary?
+    func transcript(id: String) throws -> TranscriptDocument?
+    func checkHealth() throws
+}

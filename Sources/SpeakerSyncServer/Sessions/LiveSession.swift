@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import PluginHost
+import SessionProtocol
+import SpeakerSyncAudio
+import TranscriptMerge
+
+/// The state of a started session, owned by its `SessionRunner` and confined to the runner's queue.
+struct LiveSession {
+    let request: StartRequest
+    let conversationID: String
+    /// Scopes this session's provider turn ids and cluster keys: a provider instance numbers its
+    /// turns and clusters from zero, so a resumed session must not collide with the earlier one.
+    let sessionToken: String
+    /// Where this session's first sample lies on the conversation timeline.
+    let audioOffsetSeconds: Double
+    var conversation: ConversationState
+    var merger: TranscriptMerger
+    var speakers: SpeakerRegistry
+    var engine: DiarizationInstance?
+    var resampler: StreamingResampler?
+    var inputSampleCount = 0
+    var finalized = false
+    private var savedAudioSeconds: Double
+    private(set) var chunkCount = 0
+    private(set) var processingSeconds = 0.0
+    private(set) var maxChunkSeconds = 0.0
+
+    init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig) {
+        self.request = request
+        self.conversationID = conversationID
+        self.sessionToken = String(UUID().uuidString.lowercased().prefix(8))
+        self.merger = TranscriptMerger(config: merge)
+        if let stored {
+            merger.restore(words: stored.words, turns: stored.turns.map(\.turn))
+            speakers = SpeakerRegistry(speakers: stored.speakers, keyLabels: stored.keyLabels)
+            audioOffsetSeconds = request.audioOffsetSeconds ?? stored.state.audioSeconds
+        } else {
+            speakers = SpeakerRegistry()
+            audioOffsetSeconds = request.audioOffsetSeconds ?? 0
+        }
+        conversation = ConversationState(
+            id: conversationID, deviceID: request.deviceID, provider: request.provider,
+            sampleRate: request.sampleRate, encoding: request.encoding.rawValue, language: request.language,
+            optionsJSON: request.optionsJSON, status: .active, audioSeconds: audioOffsetSeconds
+        )
+        savedAudioSeconds = audioOffsetSeconds
+    }
+
+    /// End of the received audio on the conversation timeline.
+    var audioEndSeconds: Double {
+        audioOffsetSeconds + Double(inputSampleCount) / Double(request.sampleRate)
+    }
+
+    var currentConversation: ConversationState {
+        var state = conversation
+        state.audioSeconds = max(conversation.audioSeconds, audioEndSeconds)
+        return state
+    }
+
+    var audioSecondsSinceSave: Double { audioEndSeconds - savedAudioSeconds }
+
+    mutating func markSaved() { savedAudioSeconds = audioEndSeconds }
+
+    mutating func recordProcessing(_ duration: Duration) {
+        let seconds = duration.seconds
+        chunkCount += 1
+        processingSeconds += seconds
+        maxChunkSeconds = max(maxChunkSeconds, seconds)
+    }
+
+    var summaryMetadata: Logger.Metadata {
+        let audio = audioEndSeconds - audioOffsetSeconds
+        return [
+            "audio_seconds": "\(String(format: "%.1f", audio))",
+            "words": "\(merger.words.count)",
+            "unlabelled_words": "\(merger.unlabelledWordCount)",
+            "speakers": "\(speakers.activeSpeakers.count)",
+            "real_time_factor": "\(audio > 0 ? String(format: "%.4f", processingSeconds / audio) : "-")",
+        ]
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) * 1e-18
+    }
+}

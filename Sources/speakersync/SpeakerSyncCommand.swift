@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct SpeakerSyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speakersync",
+        abstract: "Speaker-labelled meeting transcripts: WebSocket ingest, diarization plugins, PostgreSQL.",
+        subcommands: [ServeCommand.self, DemoCommand.self, StreamCommand.self, TranscriptCommand.self, ProvidersCommand.self]
+    )
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import SpeakerSyncAudio
+import SpeakerSyncClient
+import WebSocketTransport
+
+struct StreamCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stream",
+        abstract: "Stream a recording and its ASR words to a server exactly as a device would; print the labelled transcript."
+    )
+
+    @Argument(help: "The recording (WAV, any rate; sent as 16-bit PCM at its own rate).")
+    var file: String
+
+    @Option(help: "Words file: {\"words\":[{\"text\",\"start\",\"end\",\"confidence\"?}]}.")
+    var words: String
+
+    @Option(help: "Device segments file {\"segments\":[{\"speaker\",\"start\",\"end\"}]} (provider device).")
+    var segments: String?
+
+    @Option(help: "RTTM whose turns are sent as device segments (provider device).")
+    var rttm: String?
+
+    @Option(help: "Diarization provider (default: device with --segments/--rttm, else energy).")
+    var provider: String?
+
+    @Option(help: "WebSocket URL of the server.")
+    var url: String = "ws://127.0.0.1:8080/v1/listen"
+
+    @Option(help: "Multiple of real time to stream at (default: as fast as the server accepts).")
+    var speed: Double?
+
+    @Option(help: "text or json.")
+    var format: OutputFormat = .text
+
+    @Option(name: .customLong("conversation-id"), help: "Continue (or create) this conversation.")
+    var conversationID: String?
+
+    @Option(name: .customLong("device-id"))
+    var deviceID: String = "speakersync-cli"
+
+    @Option(help: "Provider options as a JSON object, e.g. '{\"max_speakers\":2}'.")
+    var options: String?
+
+    @Flag(help: "Send each ASR result first as volatile, then final, as SpeechAnalyzer does.")
+    var volatile = false
+
+    enum OutputFormat: String, ExpressibleByArgument { case text, json }
+
+    func run() async throws {
+        let audio = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
+        let deviceWords = try DeviceInput.readWords(path: words)
+        var deviceSegments: [DeviceSegment] = []
+        if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
+        if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
+        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "energy" : "device"), deviceID: deviceID)
+        config.speed = speed
+        config.conversationID = conversationID
+        config.optionsJSON = options
+        config.volatileResults = volatile
+        let logger = makeLogger(level: "warning", label: "speakersync.stream")
+        let client = try WebSocketClient(logger: logger)
+        defer { client.shutdown() }
+        let report = try await DeviceStreamer(client: client, config: config, logger: logger)
+            .stream(audio: audio.samples, sampleRate: audio.sampleRate, words: deviceWords, segments: deviceSegments)
+        for error in report.errors {
+            FileHandle.standardError.write(Data("server error \(error.code): \(error.message)\n".utf8))
+        }
+        switch format {
+        case .text:
+            print(report.transcript.text)
+        case .json:
+            let data = try JSONSerialization.data(withJSONObject: report.transcript.jsonObject(conversationID: report.conversationID), options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        }
+        if report.closeCode != 1000 {
+            throw ValidationError("the session ended with close code \(report.closeCode.map(String.init) ?? "none") instead of 1000")
+        }
+    }
+}
