@@ -126,13 +126,12 @@ extension TranscriptMerger {
             for index in range {
                 var word = store[index]
                 word.utteranceID = id
-                let old: LabelledWord?
-                if let recorded = update.before.index(forKey: word.id) {
-                    old = update.before[recorded].value
-                } else {
-                    old = store[index]
+                // Created by this update (ungrouped) → new; otherwise compare with the pre-update value.
+                if store[index].utteranceID == Self.ungrouped {
+                    delta.changedWords.append(word)
+                } else if (update.before.isEmpty ? store[index] : update.before[word.id] ?? store[index]) != word {
+                    delta.changedWords.append(word)
                 }
-                if old != word { delta.changedWords.append(word) }
                 store[index].utteranceID = id
             }
             if sameMembers && delta.changedWords.count == changedBefore { continue }
