@@ -3,7 +3,8 @@
 /// Invariant between updates: each utterance id occupies exactly one contiguous run of `store`, and the runs
 /// follow the grouping rule. An update only regroups regions around dirty words and removal points; a region
 /// starts at the first word of the utterance before its first change and ends at the first new boundary,
-/// after its last change, that opens an untouched utterance (one with no word changed, moved or removed).
+/// after its last change, between two unchanged words where the right one opens an untouched utterance
+/// (one with no word changed, moved or removed).
 /// From such a boundary on, the old grouping is still right, so nothing beyond it needs looking at.
 extension TranscriptMerger {
     /// The new groups (index ranges into `store`) of all affected regions, in time order.
@@ -39,9 +40,13 @@ extension TranscriptMerger {
                 let word = store[index]
                 if word.speaker != groupSpeaker || word.startSeconds - groupEnd >= gap {
                     groups.append(groupStart..<index)
+                    // In step again only between two unchanged words, the right one opening an untouched
+                    // utterance: a new word inserted inside an old utterance would otherwise let its two
+                    // halves end up in and out of the region under the same id.
                     let isDirty = nextDirty < dirty.count && dirty[nextDirty] == index
-                    if !isDirty && word.utteranceID != Self.ungrouped && !touched.contains(word.utteranceID)
-                        && store[index - 1].utteranceID != word.utteranceID {
+                    let previousIsDirty = nextDirty > 0 && dirty[nextDirty - 1] == index - 1
+                    if !isDirty && !previousIsDirty && word.utteranceID != Self.ungrouped
+                        && !touched.contains(word.utteranceID) && store[index - 1].utteranceID != word.utteranceID {
                         while nextRemoval < removalPoints.count && removalPoints[nextRemoval] <= index {
                             nextRemoval += 1
                         }
