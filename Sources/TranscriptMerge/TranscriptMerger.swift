@@ -29,7 +29,8 @@
 /// In-order arrival (the live case) and a batch into an empty merger therefore cost O((W+T) log(W+T)) in
 /// total. Inserting or deleting in the middle of the timeline also moves the array suffix after that point
 /// (a memmove); search windows use the longest word and turn seen so far, so one absurdly long word or turn
-/// widens every later search. `mergeSpeaker` is O(W + T).
+/// widens every later search. `mergeSpeaker` is O(W + T). Growing the word array and the result index
+/// occasionally reallocates them (amortized O(1) per word, but one update in a long session pays the copy).
 public struct TranscriptMerger: Sendable {
     public let config: MergeConfig
 
