@@ -87,13 +87,17 @@ extension Array where Element: TimelineOrdered {
     }
 
     /// Merges `items` (sorted, no key equal to an existing one) in, rewriting only the suffix they land in.
-    mutating func insertSorted(_ items: [Element]) {
-        guard let first = items.first else { return }
+    /// Returns the final positions of the inserted items, ascending.
+    @discardableResult
+    mutating func insertSorted(_ items: [Element]) -> [Int] {
+        guard let first = items.first else { return [] }
         let from = lowerBound(start: first.timelineStart, end: first.timelineEnd, tie: first.timelineTie)
         if from == count {
             append(contentsOf: items)
-            return
+            return [Int](from..<count)
         }
+        var positions: [Int] = []
+        positions.reserveCapacity(items.count)
         let suffix = Array(self[from...])
         removeSubrange(from...)
         reserveCapacity(count + suffix.count + items.count)
@@ -101,13 +105,16 @@ extension Array where Element: TimelineOrdered {
         var b = 0
         while a < suffix.count && b < items.count {
             if items[b].precedes(suffix[a]) {
+                positions.append(count)
                 append(items[b]); b += 1
             } else {
                 append(suffix[a]); a += 1
             }
         }
         append(contentsOf: suffix[a...])
+        positions.append(contentsOf: count..<(count + items.count - b))
         append(contentsOf: items[b...])
+        return positions
     }
 }
 

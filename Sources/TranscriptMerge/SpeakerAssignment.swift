@@ -32,7 +32,7 @@ extension TranscriptMerger {
         let tolerance = config.effectiveToleranceSeconds
         let isPoint = end <= start
         var index = turnList.firstIndex(startingAtOrAfter: start - tolerance - maxTurnDurationSeconds)
-        var scores: [(speaker: String, overlap: Double, confidence: Double)] = []
+        var scores = SpeakerScores()
         var nearest: (distance: Double, confidence: Double, speaker: String, id: String)?
         let limit = end + tolerance
         while index < turnList.count {
@@ -47,12 +47,7 @@ extension TranscriptMerger {
             }
             let turnConfidence = turn.confidence ?? 0
             if overlap > 0 {
-                if let slot = scores.firstIndex(where: { $0.speaker == turn.speaker }) {
-                    scores[slot].overlap += overlap
-                    scores[slot].confidence = max(scores[slot].confidence, turnConfidence)
-                } else {
-                    scores.append((turn.speaker, overlap, turnConfidence))
-                }
+                scores.add(speaker: turn.speaker, overlap: overlap, confidence: turnConfidence)
                 continue
             }
             guard scores.isEmpty else { continue }
@@ -69,13 +64,7 @@ extension TranscriptMerger {
                 nearest = candidate
             }
         }
-        if var best = scores.first {
-            for score in scores.dropFirst() {
-                let better = score.overlap != best.overlap ? score.overlap > best.overlap
-                    : score.confidence != best.confidence ? score.confidence > best.confidence
-                    : score.speaker < best.speaker
-                if better { best = score }
-            }
+        if let best = scores.best {
             let confidence = isPoint ? 1 : min(1, max(0, best.overlap / (end - start)))
             return SpeakerAssignment(speaker: best.speaker, confidence: confidence)
         }
@@ -86,5 +75,46 @@ extension TranscriptMerger {
             )
         }
         return .unlabelled
+    }
+}
+
+/// Overlap per speaker for one word. Almost every word meets one or two speakers, so the first two live
+/// inline and only a crowded word allocates.
+struct SpeakerScores {
+    typealias Score = (speaker: String, overlap: Double, confidence: Double)
+    private var first: Score?
+    private var second: Score?
+    private var more: [Score] = []
+
+    var isEmpty: Bool { first == nil }
+
+    mutating func add(speaker: String, overlap: Double, confidence: Double) {
+        func merge(_ score: inout Score) {
+            score.overlap += overlap
+            score.confidence = max(score.confidence, confidence)
+        }
+        if first == nil { first = (speaker, overlap, confidence); return }
+        if first!.speaker == speaker { merge(&first!); return }
+        if second == nil { second = (speaker, overlap, confidence); return }
+        if second!.speaker == speaker { merge(&second!); return }
+        if let slot = more.firstIndex(where: { $0.speaker == speaker }) {
+            merge(&more[slot])
+        } else {
+            more.append((speaker, overlap, confidence))
+        }
+    }
+
+    /// Most overlap; ties: higher confidence, then the smaller speaker.
+    var best: Score? {
+        guard var best = first else { return nil }
+        func consider(_ score: Score) {
+            let better = score.overlap != best.overlap ? score.overlap > best.overlap
+                : score.confidence != best.confidence ? score.confidence > best.confidence
+                : score.speaker < best.speaker
+            if better { best = score }
+        }
+        if let second { consider(second) }
+        for score in more { consider(score) }
+        return best
     }
 }

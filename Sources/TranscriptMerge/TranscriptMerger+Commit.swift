@@ -6,27 +6,31 @@ extension TranscriptMerger {
         let covered = relabelIntervals(update.labelIntervals, update: &update, dirty: &dirty)
 
         // New words are always dirty; label those no interval scan already labelled.
-        for key in update.insertedKeys {
-            let index = store.lowerBound(start: key.start, end: key.end, tie: key.id)
-            guard index < store.count, store[index].id == key.id else { continue }
-            if !contains(covered, index) { relabel(at: index, update: &update, dirty: &dirty) }
-            dirty.append(index)
+        if covered.isEmpty && dirty.isEmpty {
+            // Common live case: only new words, no turn changed. Relabelling can only mark them dirty.
+            for index in update.insertedIndices { relabel(at: index, update: &update, dirty: &dirty) }
+            dirty = update.insertedIndices
+        } else {
+            for index in update.insertedIndices {
+                if !contains(covered, index) { relabel(at: index, update: &update, dirty: &dirty) }
+                dirty.append(index)
+            }
+            dirty.sort()
+            dirty = dedupedSorted(dirty)
         }
-        dirty.sort()
-        dirty = dedupedSorted(dirty)
 
         var removalPoints = update.removedKeys.map { store.lowerBound(start: $0.start, end: $0.end, tie: $0.id) }
         removalPoints.sort()
 
         var touched = Set<UtteranceID>()
-        for case let .some(old) in update.before.values where old.utteranceID != Self.ungrouped {
+        for old in update.before.values where old.utteranceID != Self.ungrouped {
             touched.insert(old.utteranceID)
         }
 
         // Words gone for good: their result was replaced by fewer words.
         var removedWords: [WordID] = []
         var vanishedFrom: [UtteranceID: Int] = [:]
-        for case let (id, .some(old)) in update.before {
+        for (id, old) in update.before {
             if let count = update.replacedResults[id.resultID], id.index >= count {
                 removedWords.append(id)
                 vanishedFrom[old.utteranceID, default: 0] += 1
@@ -72,7 +76,8 @@ extension TranscriptMerger {
         let word = store[index]
         let label = assignment(start: word.startSeconds, end: word.endSeconds)
         guard label.speaker != word.speaker || label.confidence != word.speakerConfidence else { return }
-        update.remember(word)
+        // A word created by this update (still ungrouped) has no earlier value to remember.
+        if word.utteranceID != Self.ungrouped { update.remember(word) }
         if word.speaker == nil && label.speaker != nil { unlabelledCount -= 1 }
         if word.speaker != nil && label.speaker == nil { unlabelledCount += 1 }
         store[index].speaker = label.speaker

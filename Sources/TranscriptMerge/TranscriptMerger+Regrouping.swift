@@ -3,7 +3,8 @@
 /// Invariant between updates: each utterance id occupies exactly one contiguous run of `store`, and the runs
 /// follow the grouping rule. An update only regroups regions around dirty words and removal points; a region
 /// starts at the first word of the utterance before its first change and ends at the first new boundary,
-/// after its last change, that opens an untouched utterance (one with no word changed, moved or removed).
+/// after its last change, between two unchanged words where the right one opens an untouched utterance
+/// (one with no word changed, moved or removed).
 /// From such a boundary on, the old grouping is still right, so nothing beyond it needs looking at.
 extension TranscriptMerger {
     /// The new groups (index ranges into `store`) of all affected regions, in time order.
@@ -39,9 +40,13 @@ extension TranscriptMerger {
                 let word = store[index]
                 if word.speaker != groupSpeaker || word.startSeconds - groupEnd >= gap {
                     groups.append(groupStart..<index)
+                    // In step again only between two unchanged words, the right one opening an untouched
+                    // utterance: a new word inserted inside an old utterance would otherwise let its two
+                    // halves end up in and out of the region under the same id.
                     let isDirty = nextDirty < dirty.count && dirty[nextDirty] == index
-                    if !isDirty && word.utteranceID != Self.ungrouped && !touched.contains(word.utteranceID)
-                        && store[index - 1].utteranceID != word.utteranceID {
+                    let previousIsDirty = nextDirty > 0 && dirty[nextDirty - 1] == index - 1
+                    if !isDirty && !previousIsDirty && word.utteranceID != Self.ungrouped
+                        && !touched.contains(word.utteranceID) && store[index - 1].utteranceID != word.utteranceID {
                         while nextRemoval < removalPoints.count && removalPoints[nextRemoval] <= index {
                             nextRemoval += 1
                         }
@@ -126,13 +131,12 @@ extension TranscriptMerger {
             for index in range {
                 var word = store[index]
                 word.utteranceID = id
-                let old: LabelledWord?
-                if let recorded = update.before.index(forKey: word.id) {
-                    old = update.before[recorded].value
-                } else {
-                    old = store[index]
+                // Created by this update (ungrouped) → new; otherwise compare with the pre-update value.
+                if store[index].utteranceID == Self.ungrouped {
+                    delta.changedWords.append(word)
+                } else if (update.before.isEmpty ? store[index] : update.before[word.id] ?? store[index]) != word {
+                    delta.changedWords.append(word)
                 }
-                if old != word { delta.changedWords.append(word) }
                 store[index].utteranceID = id
             }
             if sameMembers && delta.changedWords.count == changedBefore { continue }

@@ -3,10 +3,15 @@ extension TranscriptMerger {
     /// Replaces the words of each result (last occurrence of an id wins).
     mutating func stageResults(_ incoming: [(String, [Word], Bool)], into update: inout PendingUpdate) {
         var lastIndex: [String: Int] = [:]
-        for (position, result) in incoming.enumerated() { lastIndex[result.0] = position }
+        if incoming.count > 1 {
+            lastIndex.reserveCapacity(incoming.count)
+            for (position, result) in incoming.enumerated() { lastIndex[result.0] = position }
+            results.reserveCapacity(results.count + lastIndex.count)
+        }
+        func isLast(_ position: Int, _ id: String) -> Bool { incoming.count == 1 || lastIndex[id] == position }
 
         var removals: [Int] = []
-        for (position, result) in incoming.enumerated() where lastIndex[result.0] == position {
+        for (position, result) in incoming.enumerated() where isLast(position, result.0) {
             guard let entry = results[result.0] else { continue }
             for slot in entry.slots {
                 let id = WordID(resultID: result.0, index: slot.index)
@@ -22,22 +27,20 @@ extension TranscriptMerger {
         store.removeSorted(at: removals)
 
         var inserted: [LabelledWord] = []
-        for (position, result) in incoming.enumerated() where lastIndex[result.0] == position {
+        for (position, result) in incoming.enumerated() where isLast(position, result.0) {
             let (resultID, words, isFinal) = result
             var entry = ResultEntry()
             entry.slots.reserveCapacity(words.count)
             for (index, word) in words.enumerated() {
                 let id = WordID(resultID: resultID, index: index)
                 let span = sanitizedSpan(start: word.startSeconds, end: word.endSeconds)
-                update.rememberAbsent(id)
                 // A replaced word carries its old utterance id so that regrouping can let it keep it.
-                let previous = update.before[id] ?? nil
+                let previous = update.before[id]
                 inserted.append(LabelledWord(
                     id: id, text: word.text, startSeconds: span.start, endSeconds: span.end,
                     confidence: sanitizedConfidence(word.confidence), isFinal: isFinal, speaker: nil,
                     speakerConfidence: nil, utteranceID: previous?.utteranceID ?? Self.ungrouped
                 ))
-                update.insertedKeys.append((span.start, span.end, id))
                 entry.slots.append(WordSlot(index: index, startSeconds: span.start, endSeconds: span.end))
                 maxWordDurationSeconds = max(maxWordDurationSeconds, span.end - span.start)
             }
@@ -47,7 +50,7 @@ extension TranscriptMerger {
         unlabelledCount += inserted.count
         if !inserted.isEmpty {
             if !isSorted(inserted) { inserted.sort { $0.precedes($1) } }
-            store.insertSorted(inserted)
+            update.insertedIndices = store.insertSorted(inserted)
         }
     }
 

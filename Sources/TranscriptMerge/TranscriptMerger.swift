@@ -29,7 +29,8 @@
 /// In-order arrival (the live case) and a batch into an empty merger therefore cost O((W+T) log(W+T)) in
 /// total. Inserting or deleting in the middle of the timeline also moves the array suffix after that point
 /// (a memmove); search windows use the longest word and turn seen so far, so one absurdly long word or turn
-/// widens every later search. `mergeSpeaker` is O(W + T).
+/// widens every later search. `mergeSpeaker` is O(W + T). Growing the word array and the result index
+/// occasionally reallocates them (amortized O(1) per word, but one update in a long session pays the copy).
 public struct TranscriptMerger: Sendable {
     public let config: MergeConfig
 
@@ -231,23 +232,19 @@ struct WordSlot: Sendable {
 
 /// Scratch state of one update, from staging to the delta.
 struct PendingUpdate {
-    /// The stored value of every word touched by this update before it was touched; `.some(nil)` for words
-    /// that did not exist. Change detection and removed-word reporting compare against it.
-    var before: [WordID: LabelledWord?] = [:]
+    /// The stored value, before this update, of every pre-existing word it touched (relabelled, replaced or
+    /// removed). Words created by the update have no entry: they carry `ungrouped` until regrouping.
+    var before: [WordID: LabelledWord] = [:]
     /// Sort keys of removed words, to mark where something disappeared.
     var removedKeys: [(start: Double, end: Double, id: WordID)] = []
-    /// Sort keys of words inserted by this update.
-    var insertedKeys: [(start: Double, end: Double, id: WordID)] = []
+    /// Positions in `store` of the words inserted by this update (ascending; valid once staging is done).
+    var insertedIndices: [Int] = []
     /// Time intervals whose words must be relabelled because a turn changed there.
     var labelIntervals: [(start: Double, end: Double)] = []
     /// Results replaced in this update and their new word counts.
     var replacedResults: [String: Int] = [:]
 
     mutating func remember(_ word: LabelledWord) {
-        if before.index(forKey: word.id) == nil { before[word.id] = .some(word) }
-    }
-
-    mutating func rememberAbsent(_ id: WordID) {
-        if before.index(forKey: id) == nil { before.updateValue(nil, forKey: id) }
+        if before.index(forKey: word.id) == nil { before[word.id] = word }
     }
 }

@@ -7,11 +7,12 @@ struct RandomScenario {
         case result(id: String, words: [Word], isFinal: Bool)
         case turns([SpeakerTurn])
         case removeTurns([String])
+        case mergeSpeaker(from: String, into: String)
     }
 
     var events: [Event] = []
 
-    init(seed: UInt64, words wordCount: Int, turns turnCount: Int) {
+    init(seed: UInt64, words wordCount: Int, turns turnCount: Int, withMerges: Bool = false) {
         var random = SeededGenerator(seed: seed)
         let speakers = ["S1", "S2", "S3"]
         // Times on a 0.1 s grid so that ties, touching spans and zero-length words occur.
@@ -58,6 +59,11 @@ struct RandomScenario {
         events.shuffle(using: &random)
         // Removals go last so they refer to turns that exist (or were already removed: ignored).
         for id in turnIDs where Int.random(in: 0..<8, using: &random) == 0 { events.append(.removeTurns([id])) }
+        if withMerges {
+            // A live correction somewhere in the middle; turns arriving after it still use the old name.
+            let at = Int.random(in: 0...events.count, using: &random)
+            events.insert(.mergeSpeaker(from: "S3", into: "S1"), at: at)
+        }
     }
 
     /// Applies the events one by one, checking every delta against a mirror of the transcript.
@@ -68,6 +74,7 @@ struct RandomScenario {
             case let .result(id, words, isFinal): mirror.apply(merger.upsertResult(id: id, words: words, isFinal: isFinal))
             case let .turns(turns): mirror.apply(merger.upsertTurns(turns))
             case let .removeTurns(ids): mirror.apply(merger.removeTurns(ids: ids))
+            case let .mergeSpeaker(from, into): mirror.apply(merger.mergeSpeaker(from, into: into))
             }
         }
         return mirror
@@ -82,6 +89,7 @@ struct RandomScenario {
             case let .result(id, words, isFinal): results[id] = (words, isFinal)
             case let .turns(list): for turn in list { turns[turn.id] = turn }
             case let .removeTurns(ids): for id in ids { turns[id] = nil }
+            case .mergeSpeaker: break
             }
         }
         return (results.map { ($0.key, $0.value.words, $0.value.isFinal) }, Array(turns.values))
@@ -89,9 +97,13 @@ struct RandomScenario {
 }
 
 @Suite struct PropertyTests {
-    @Test(arguments: 0..<40 as Range<UInt64>)
+    /// Sparse (60 words, 25 turns) and crowded (150 words on the same span, 60 turns) meetings, half of them
+    /// with a speaker merge in the middle.
+    @Test(arguments: 0..<60 as Range<UInt64>)
     func randomUpdatesNeverDropWordsAndDeltasAreExact(seed: UInt64) {
-        let scenario = RandomScenario(seed: seed, words: 60, turns: 25)
+        let crowded = seed % 3 == 2
+        let scenario = RandomScenario(
+            seed: seed, words: crowded ? 150 : 60, turns: crowded ? 60 : 25, withMerges: seed % 2 == 1)
         var merger = TranscriptMerger()
         let mirror = scenario.runIncremental(into: &merger)
 
@@ -108,13 +120,15 @@ struct RandomScenario {
         #expect(merger.unlabelledWordCount == merger.words.filter { $0.speaker == nil }.count)
 
         // Applying every delta reproduces the transcript exactly, and no delta carried an unchanged entry.
-        #expect(mirror.matches(merger))
+        let deltasReproduceTranscript = mirror.matches(merger)
+        #expect(deltasReproduceTranscript)
         #expect(mirror.redundant.isEmpty, "\(mirror.redundant.prefix(5))")
 
         // Incremental equals batch: same labels and grouping.
         var batch = TranscriptMerger()
         let state = scenario.finalState
         _ = batch.apply(results: state.results, turns: state.turns)
+        for case let .mergeSpeaker(from, into) in scenario.events { _ = batch.mergeSpeaker(from, into: into) }
         #expect(shapes(merger) == shapes(batch))
     }
 
@@ -185,7 +199,8 @@ struct RandomScenario {
         #expect(batchDelta.changedWords.count == words.count)
         #expect(shapes(incremental) == shapes(batch))
         #expect(incremental.words.count == words.count)
-        #expect(mirror.matches(incremental))
+        let deltasReproduceTranscript = mirror.matches(incremental)
+        #expect(deltasReproduceTranscript)
         #expect(mirror.redundant.isEmpty)
     }
 }
