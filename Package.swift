@@ -65,7 +65,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -78,17 +78,19 @@ let package = Package(
         ),
 
         // MARK: Tests (mirror Sources)
+        // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
+        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport"),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient"]),
-        .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
+        .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
-            "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge",
+            "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
         ]),
     ]
 )

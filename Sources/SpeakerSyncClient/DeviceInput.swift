@@ -111,8 +111,10 @@ public enum DeviceInput {
             }
         }
         var results: [DeviceResult] = []
-        for (index, group) in groups.enumerated() {
-            let id = "r\(index + 1)"
+        for group in groups {
+            // Ids are unique on the conversation timeline (the first word's start in ms), so results
+            // sent after a reconnect never replace results of the earlier connection.
+            let id = "r\(Int((group[0].startSeconds * 1000).rounded()))"
             if volatile, group.count >= 2 {
                 let partial = Array(group.dropLast())
                 results.append(DeviceResult(resultID: id, isFinal: false, words: partial, availableAtSeconds: partial.last!.endSeconds + delaySeconds / 2))

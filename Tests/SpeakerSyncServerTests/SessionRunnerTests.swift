@@ -1,3 +1,4 @@
+import SpeakerSyncStore
 import Foundation
 import Logging
 import PluginHost

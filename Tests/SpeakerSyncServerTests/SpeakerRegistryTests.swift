@@ -1,3 +1,4 @@
+import SpeakerSyncStore
 import Testing
 @testable import SpeakerSyncServer
 

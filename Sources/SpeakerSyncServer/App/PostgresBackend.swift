@@ -1,18 +1,97 @@
 import Foundation
 import Logging
-// TEMPORARY STUB
-final class PostgresBackend: SessionStore, ConversationReader, @unchecked Sendable {
-    init(connectionString: String, schemaDirectory: URL, logger: Logger) throws {}
-    func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) { completion(.success(())) }
-    func load(conversationID: String) throws -> StoredConversation? { nil }
-    func listConversations(deviceID: String?, limit: Int, cursor: String?) throws -> ConversationPage { ConversationPage(conversations: [], nextCursor: nil) }
-    func conversation(id: String) throws -> ConversationSummary? { nil }
-    func transcript(id: String) throws -> TranscriptDocument? { nil }
-    func checkHealth() throws {}
-    func shutdown() {}
-}
-final class EmbeddedPostgresCluster: @unchecked Sendable {
-    init(dataDirectory: String, logger: Logger) {}
-    func start() throws -> String { "" }
-    func stop() {}
+import PostgresClient
+import SpeakerSyncStore
+import TranscriptMerge
+
+/// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
+/// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
+final class PostgresBackend: SessionStore, ConversationReader, Sendable {
+    let writer: StoreWriter
+    let repository: ConversationRepository
+
+    init(connectionString: String, schemaDirectory: URL, logger: Logger) throws {
+        do {
+            let connection = try PGConnection(connectionString: connectionString)
+            try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
+            writer = try StoreWriter(connectionString: connectionString, logger: logger)
+            repository = try ConversationRepository(connectionString: connectionString, logger: logger)
+        } catch let error as PGError where error.code == .connectionFailed {
+            throw ServerError(code: .databaseUnavailable, message: error.message)
+        }
+    }
+
+    func shutdown() {
+        writer.shutdown()
+    }
+
+    // MARK: SessionStore
+
+    func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        writer.enqueue(step, conversationID: conversationID, completion: completion)
+    }
+
+    func load(conversationID: String) throws -> StoredConversation? {
+        try repository.load(conversationID: conversationID)
+    }
+
+    // MARK: ConversationReader
+
+    func listConversations(deviceID: String?, limit: Int, cursor: String?) throws -> ConversationPage {
+        var before: (String, String)?
+        if let cursor {
+            guard let decoded = Data(base64Encoded: cursor).map({ String(decoding: $0, as: UTF8.self) }),
+                  let bar = decoded.firstIndex(of: "|") else {
+                throw APIError(status: 400, code: "invalid_parameter", message: "cursor is not one this server issued")
+            }
+            before = (String(decoded[..<bar]), String(decoded[decoded.index(after: bar)...]))
+        }
+        let records = try repository.listConversations(deviceID: deviceID, limit: limit + 1, before: before)
+        let page = Array(records.prefix(limit))
+        let next = records.count > limit ? page.last.map { Data("\($0.startedAtText)|\($0.state.id)".utf8).base64EncodedString() } : nil
+        return ConversationPage(conversations: try page.map(summary), nextCursor: next)
+    }
+
+    func conversation(id: String) throws -> ConversationSummary? {
+        try repository.conversation(id: id).map(summary)
+    }
+
+    func transcript(id: String) throws -> TranscriptDocument? {
+        guard try repository.conversation(id: id) != nil else { return nil }
+        let registry = SpeakerRegistry(speakers: try repository.speakers(conversationID: id), keyLabels: [:])
+        let words = try repository.words(conversationID: id)
+        var utterances: [Utterance] = []
+        var indexByID: [UtteranceID: Int] = [:]
+        for word in words {
+            if let index = indexByID[word.utteranceID] {
+                utterances[index].words.append(word)
+                utterances[index].endSeconds = max(utterances[index].endSeconds, word.endSeconds)
+            } else {
+                indexByID[word.utteranceID] = utterances.count
+                utterances.append(Utterance(id: word.utteranceID, speaker: word.speaker, startSeconds: word.startSeconds, endSeconds: word.endSeconds, text: "", words: [word]))
+            }
+        }
+        for index in utterances.indices {
+            utterances[index].text = utterances[index].words.map(\.text).joined(separator: " ")
+        }
+        utterances.sort { ($0.startSeconds, $0.endSeconds, $0.id) < ($1.startSeconds, $1.endSeconds, $1.id) }
+        var names: [String: String] = [:]
+        for speaker in registry.speakers { names[speaker.label] = registry.name(for: speaker.label) }
+        return TranscriptDocument(conversationID: id, utterances: utterances, names: names)
+    }
+
+    func checkHealth() throws {
+        try repository.checkHealth()
+    }
+
+    private func summary(_ record: ConversationRecord) throws -> ConversationSummary {
+        let counts = try repository.wordCounts(conversationID: record.state.id)
+        return ConversationSummary(
+            id: record.state.id, deviceID: record.state.deviceID, provider: record.state.provider,
+            sampleRate: record.state.sampleRate, status: record.state.status.rawValue,
+            audioSeconds: record.state.audioSeconds, startedAt: record.startedAt, endedAt: record.endedAt,
+            wordCount: counts.total, unlabelledWordCount: counts.unlabelled,
+            speakers: try repository.speakers(conversationID: record.state.id)
+        )
+    }
 }

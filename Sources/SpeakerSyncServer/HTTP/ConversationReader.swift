@@ -1,3 +1,4 @@
+import SpeakerSyncStore
 import Foundation
 
 /// A conversation as `GET /v1/conversations` lists it.

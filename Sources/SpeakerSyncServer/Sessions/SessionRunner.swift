@@ -1,3 +1,4 @@
+import SpeakerSyncStore
 import Dispatch
 import Foundation
 import Logging

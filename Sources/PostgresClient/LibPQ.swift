@@ -1,0 +1,155 @@
+import CLibPQ
+
+/// The one file of raw libpq calls. Everything else in the package goes through these helpers,
+/// which turn libpq's status codes and NULL returns into thrown `PGError`s (the way swift-nio's
+/// System.swift wraps syscalls), so ownership and error handling live in one place.
+enum LibPQ {
+    typealias Connection = OpaquePointer
+    typealias Result = OpaquePointer
+
+    // MARK: Connections
+
+    /// Opens a connection. On failure the half-open handle is freed here (PQfinish is required
+    /// even when PQconnectdb fails) and the error carries libpq's message.
+    static func connect(_ connectionString: String) throws -> Connection {
+        guard let connection = connectionString.withCString({ PQconnectdb($0) }) else {
+            throw PGError(code: .connectionFailed, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = errorMessage(connection)
+            PQfinish(connection)
+            throw PGError(code: .connectionFailed, message: message)
+        }
+        return connection
+    }
+
+    static func finish(_ connection: Connection) { PQfinish(connection) }
+
+    static func isConnected(_ connection: Connection) -> Bool { PQstatus(connection) == CONNECTION_OK }
+
+    /// Reconnects using the same parameters.
+    static func reset(_ connection: Connection) throws {
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PGError(code: .connectionFailed, message: errorMessage(connection))
+        }
+    }
+
+    static func serverVersion(_ connection: Connection) -> Int { Int(PQserverVersion(connection)) }
+
+    static func errorMessage(_ connection: Connection) -> String {
+        guard let text = PQerrorMessage(connection) else { return "unknown libpq error" }
+        return String(cString: text).trimmingTrailingNewlines()
+    }
+
+    // MARK: Statements
+
+    /// PQexecParams with text-format parameters and text-format results.
+    static func execParams(_ connection: Connection, _ sql: String, _ params: [String?]) throws -> Result {
+        let result = try withCParameters(params) { values in
+            sql.withCString { sqlText in
+                PQexecParams(connection, sqlText, Int32(params.count), nil, values, nil, nil, 0)
+            }
+        }
+        return try checked(result, connection)
+    }
+
+    /// PQexec: the simple protocol, which accepts several statements but no parameters.
+    static func exec(_ connection: Connection, _ sql: String) throws -> Result {
+        let result = sql.withCString { PQexec(connection, $0) }
+        return try checked(result, connection)
+    }
+
+    static func prepare(_ connection: Connection, name: String, sql: String, parameterCount: Int) throws {
+        let result = name.withCString { nameText in
+            sql.withCString { sqlText in PQprepare(connection, nameText, sqlText, Int32(parameterCount), nil) }
+        }
+        clear(try checked(result, connection))
+    }
+
+    static func execPrepared(_ connection: Connection, name: String, _ params: [String?]) throws -> Result {
+        let result = try withCParameters(params) { values in
+            name.withCString { nameText in
+                PQexecPrepared(connection, nameText, Int32(params.count), values, nil, nil, 0)
+            }
+        }
+        return try checked(result, connection)
+    }
+
+    /// Converts a result into a thrown error unless it reports success; frees failed results.
+    private static func checked(_ result: Result?, _ connection: Connection) throws -> Result {
+        guard let result else {
+            let code: PGError.Code = isConnected(connection) ? .queryFailed : .connectionFailed
+            throw PGError(code: code, message: errorMessage(connection))
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
+            return result
+        }
+        let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        var message = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+        if message.isEmpty { message = errorMessage(connection) }
+        PQclear(result)
+        let code: PGError.Code = isConnected(connection) ? .queryFailed : .connectionFailed
+        throw PGError(code: code, message: message.trimmingTrailingNewlines(), sqlState: sqlState)
+    }
+
+    /// Lays all parameters out in one NUL-separated buffer and passes libpq an array of pointers
+    /// into it, valid only for the duration of `body`.
+    private static func withCParameters<R>(
+        _ params: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> R
+    ) throws -> R {
+        var buffer: [CChar] = []
+        var offsets: [Int?] = []
+        offsets.reserveCapacity(params.count)
+        for (position, param) in params.enumerated() {
+            guard let param else { offsets.append(nil); continue }
+            var containsNUL = false
+            offsets.append(buffer.count)
+            for byte in param.utf8 {
+                if byte == 0 { containsNUL = true; break }
+                buffer.append(CChar(bitPattern: byte))
+            }
+            if containsNUL {
+                throw PGError(
+                    code: .encodeFailed,
+                    message: "parameter $\(position + 1) contains a NUL byte, which PostgreSQL text cannot hold")
+            }
+            buffer.append(0)
+        }
+        if buffer.isEmpty { buffer.append(0) }
+        return try buffer.withUnsafeBufferPointer { storage in
+            let base = storage.baseAddress!
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
+            return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
+        }
+    }
+
+    // MARK: Results
+
+    static func clear(_ result: Result) { PQclear(result) }
+    static func rowCount(_ result: Result) -> Int { Int(PQntuples(result)) }
+    static func columnCount(_ result: Result) -> Int { Int(PQnfields(result)) }
+    static func columnName(_ result: Result, _ column: Int) -> String {
+        PQfname(result, Int32(column)).map { String(cString: $0) } ?? ""
+    }
+    static func isNull(_ result: Result, row: Int, column: Int) -> Bool {
+        PQgetisnull(result, Int32(row), Int32(column)) == 1
+    }
+    static func value(_ result: Result, row: Int, column: Int) -> String? {
+        if isNull(result, row: row, column: column) { return nil }
+        return PQgetvalue(result, Int32(row), Int32(column)).map { String(cString: $0) }
+    }
+    static func affectedRows(_ result: Result) -> Int {
+        guard let text = PQcmdTuples(result) else { return 0 }
+        return Int(String(cString: text)) ?? 0
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+}

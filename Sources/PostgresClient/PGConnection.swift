@@ -1,0 +1,92 @@
+/// One libpq connection. Not thread-safe: use it from one thread at a time (the store writer
+/// owns one on its own thread; readers check connections out of a pool).
+///
+/// The connection is closed (PQfinish) when the object is released.
+public final class PGConnection {
+    private let raw: LibPQ.Connection
+    private var preparedNames: Set<String> = []
+
+    /// Connects, then pins the session to UTC and ISO dates so `Date` decoding never depends on
+    /// server defaults.
+    public init(connectionString: String) throws {
+        raw = try LibPQ.connect(connectionString)
+        try execute("SET TimeZone TO 'UTC'")
+        try execute("SET DateStyle TO 'ISO, YMD'")
+    }
+
+    deinit { LibPQ.finish(raw) }
+
+    /// False once the server connection is lost; `reset()` reconnects.
+    public var isConnected: Bool { LibPQ.isConnected(raw) }
+
+    /// e.g. 150004 for 15.4.
+    public var serverVersion: Int { LibPQ.serverVersion(raw) }
+
+    /// Reconnects with the original parameters; prepared statements are forgotten.
+    public func reset() throws {
+        preparedNames.removeAll()
+        try LibPQ.reset(raw)
+        try execute("SET TimeZone TO 'UTC'")
+        try execute("SET DateStyle TO 'ISO, YMD'")
+    }
+
+    /// Runs one statement with `$1...$n` bind parameters (PQexecParams; values never touch the SQL
+    /// text). `nil` binds NULL.
+    public func query(_ sql: String, _ params: [PGValue?] = []) throws -> PGResult {
+        PGResult(raw: try LibPQ.execParams(raw, sql, params.map { $0?.pgText }))
+    }
+
+    /// Runs a statement that returns no rows; returns the number of affected rows.
+    @discardableResult
+    public func execute(_ sql: String, _ params: [PGValue?] = []) throws -> Int {
+        try query(sql, params).affectedRows
+    }
+
+    /// Runs a multi-statement SQL script (PQexec, simple protocol). For trusted SQL files such
+    /// as migrations only: it takes no parameters, so never build its text from input.
+    public func executeScript(_ sql: String) throws {
+        LibPQ.clear(try LibPQ.exec(raw, sql))
+    }
+
+    /// Prepares `sql` under `name` once per connection (PQprepare); later calls are no-ops.
+    public func prepareIfNeeded(name: String, sql: String, parameterCount: Int) throws {
+        guard !preparedNames.contains(name) else { return }
+        try LibPQ.prepare(raw, name: name, sql: sql, parameterCount: parameterCount)
+        preparedNames.insert(name)
+    }
+
+    /// Runs a statement prepared with `prepareIfNeeded` (PQexecPrepared).
+    public func queryPrepared(name: String, _ params: [PGValue?]) throws -> PGResult {
+        PGResult(raw: try LibPQ.execPrepared(raw, name: name, params.map { $0?.pgText }))
+    }
+
+    @discardableResult
+    public func executePrepared(name: String, _ params: [PGValue?]) throws -> Int {
+        try queryPrepared(name: name, params).affectedRows
+    }
+
+    /// Runs `body` between BEGIN and COMMIT; any thrown error rolls back and is rethrown.
+    @discardableResult
+    public func transaction<T>(_ body: (PGConnection) throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isConnected { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Quotes a value for a `key=value` libpq connection string (single quotes, with `\` and `'`
+    /// backslash-escaped), so paths with spaces or quotes are safe.
+    public static func quoteConnectionValue(_ value: String) -> String {
+        var quoted = "'"
+        for character in value {
+            if character == "\\" || character == "'" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "'"
+    }
+}

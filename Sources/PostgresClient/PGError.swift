@@ -1,0 +1,51 @@
+/// An error from PostgreSQL or from this wrapper, with a stable `code` callers can switch on
+/// (the message text of libpq/the server is for humans and changes between versions).
+public struct PGError: Error, Sendable, CustomStringConvertible {
+    /// Stable, machine-readable error category.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The connection could not be opened, or was lost.
+        public static let connectionFailed = Code(rawValue: "connection_failed")
+        /// The server rejected a statement (see `sqlState`).
+        public static let queryFailed = Code(rawValue: "query_failed")
+        /// A result column could not be decoded into the requested Swift type (see `column`).
+        public static let decodeFailed = Code(rawValue: "decode_failed")
+        /// A Swift value cannot be sent as a parameter (e.g. a string containing NUL).
+        public static let encodeFailed = Code(rawValue: "encode_failed")
+        /// The embedded cluster could not be created, started or stopped.
+        public static let clusterFailed = Code(rawValue: "cluster_failed")
+    }
+
+    public var code: Code
+    /// Five-character SQLSTATE from the server, when the server reported the error.
+    public var sqlState: String?
+    public var message: String
+    /// For `decode_failed`: the column that could not be decoded.
+    public var column: String?
+
+    public init(code: Code, message: String, sqlState: String? = nil, column: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+        self.column = column
+    }
+
+    /// True when retrying on a fresh connection may succeed (connection loss, serialization
+    /// failure, deadlock, server shutting down or out of resources).
+    public var isTransient: Bool {
+        if code == .connectionFailed { return true }
+        guard let sqlState else { return false }
+        let sqlClass = sqlState.prefix(2)
+        return ["08", "40", "53", "57", "58"].contains(String(sqlClass))
+    }
+
+    public var description: String {
+        var text = "PGError(\(code)"
+        if let sqlState { text += ", sqlstate \(sqlState)" }
+        if let column { text += ", column \"\(column)\"" }
+        return text + "): \(message)"
+    }
+}

@@ -1,0 +1,138 @@
+import PostgresClient
+import TranscriptMerge
+
+/// The steps of one writer drain folded into one change per row (the later step wins), written with
+/// one `unnest` statement per table and kind. Bind parameters only: every value travels in a
+/// PostgreSQL array literal bound to `$n`.
+struct ChangeSet {
+    private struct WordKey: Hashable { var conversationID: String; var id: WordID }
+    private struct TurnKey: Hashable { var conversationID: String; var turnID: String }
+    private struct SpeakerKey: Hashable { var conversationID: String; var label: String }
+    private struct LabelKey: Hashable { var conversationID: String; var providerKey: String }
+
+    private var conversations: [String: ConversationState] = [:]
+    private var conversationOrder: [String] = []
+    private var words: [WordKey: LabelledWord?] = [:]
+    private var turns: [TurnKey: (provider: String, turn: SpeakerTurn)?] = [:]
+    private var speakers: [SpeakerKey: SessionSpeaker] = [:]
+    private var labels: [LabelKey: String] = [:]
+
+    init(_ steps: [(conversationID: String, step: PersistStep)]) {
+        for (id, step) in steps {
+            if let state = step.conversation {
+                if conversations.updateValue(state, forKey: id) == nil { conversationOrder.append(id) }
+            }
+            for word in step.changedWords { words[WordKey(conversationID: id, id: word.id)] = .some(word) }
+            for wordID in step.removedWords { words[WordKey(conversationID: id, id: wordID)] = .some(nil) }
+            for (provider, turn) in step.upsertedTurns { turns[TurnKey(conversationID: id, turnID: turn.id)] = .some((provider, turn)) }
+            for (_, turnID) in step.removedTurns { turns[TurnKey(conversationID: id, turnID: turnID)] = .some(nil) }
+            for speaker in step.speakers { speakers[SpeakerKey(conversationID: id, label: speaker.label)] = speaker }
+            for (key, label) in step.keyLabels { labels[LabelKey(conversationID: id, providerKey: key)] = label }
+        }
+    }
+
+    var wordUpserts: [(String, LabelledWord)] {
+        words.compactMap { key, word in word.map { (key.conversationID, $0) } }
+    }
+
+    func write(to connection: PGConnection) throws {
+        try writeConversations(connection)
+        try writeSpeakers(connection)
+        try writeWords(connection)
+        try writeTurns(connection)
+    }
+
+    private func writeConversations(_ connection: PGConnection) throws {
+        guard !conversationOrder.isEmpty else { return }
+        let states = conversationOrder.map { conversations[$0]! }
+        try connection.execute("""
+            INSERT INTO conversations AS c (id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds, ended_at)
+            SELECT u.id, u.device_id, u.provider, u.sample_rate, u.encoding, u.language, u.options, u.status, u.audio_seconds,
+                   CASE WHEN u.status = 'active' THEN NULL ELSE now() END
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::float8[])
+                 AS u(id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds)
+            ON CONFLICT (id) DO UPDATE SET
+                device_id = EXCLUDED.device_id, provider = EXCLUDED.provider, sample_rate = EXCLUDED.sample_rate,
+                encoding = EXCLUDED.encoding, language = EXCLUDED.language, options = EXCLUDED.options,
+                status = EXCLUDED.status, audio_seconds = EXCLUDED.audio_seconds, ended_at = EXCLUDED.ended_at,
+                updated_at = now()
+            """, [
+                states.map(\.id), states.map(\.deviceID), states.map(\.provider), states.map(\.sampleRate),
+                states.map(\.encoding), states.map(\.language), states.map(\.optionsJSON),
+                states.map(\.status.rawValue), states.map(\.audioSeconds),
+            ])
+    }
+
+    private func writeSpeakers(_ connection: PGConnection) throws {
+        if !speakers.isEmpty {
+            let rows = Array(speakers)
+            try connection.execute("""
+                INSERT INTO speakers (conversation_id, label, display_name, merged_into, first_seen_seconds)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[])
+                ON CONFLICT (conversation_id, label) DO UPDATE SET
+                    display_name = EXCLUDED.display_name, merged_into = EXCLUDED.merged_into,
+                    first_seen_seconds = coalesce(speakers.first_seen_seconds, EXCLUDED.first_seen_seconds)
+                """, [
+                    rows.map(\.key.conversationID), rows.map(\.value.label), rows.map(\.value.displayName),
+                    rows.map(\.value.mergedInto), rows.map(\.value.firstSeenSeconds),
+                ])
+        }
+        if !labels.isEmpty {
+            let rows = Array(labels)
+            try connection.execute("""
+                INSERT INTO speaker_keys (conversation_id, provider_key, label)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
+                ON CONFLICT (conversation_id, provider_key) DO UPDATE SET label = EXCLUDED.label
+                """, [rows.map(\.key.conversationID), rows.map(\.key.providerKey), rows.map(\.value)])
+        }
+    }
+
+    private func writeWords(_ connection: PGConnection) throws {
+        let deletions = words.filter { $0.value == nil }.map(\.key)
+        if !deletions.isEmpty {
+            try connection.execute("""
+                DELETE FROM words w USING unnest($1::text[], $2::text[], $3::int[]) AS d(conversation_id, result_id, word_index)
+                WHERE w.conversation_id = d.conversation_id AND w.result_id = d.result_id AND w.word_index = d.word_index
+                """, [deletions.map(\.conversationID), deletions.map(\.id.resultID), deletions.map(\.id.index)])
+        }
+        let upserts = wordUpserts
+        guard !upserts.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO words (conversation_id, result_id, word_index, text, start_seconds, end_seconds, confidence,
+                               is_final, speaker, speaker_confidence, utterance_id)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
+                                 $8::bool[], $9::text[], $10::float8[], $11::int8[])
+            ON CONFLICT (conversation_id, result_id, word_index) DO UPDATE SET
+                text = EXCLUDED.text, start_seconds = EXCLUDED.start_seconds, end_seconds = EXCLUDED.end_seconds,
+                confidence = EXCLUDED.confidence, is_final = EXCLUDED.is_final, speaker = EXCLUDED.speaker,
+                speaker_confidence = EXCLUDED.speaker_confidence, utterance_id = EXCLUDED.utterance_id, updated_at = now()
+            """, [
+                upserts.map(\.0), upserts.map(\.1.id.resultID), upserts.map(\.1.id.index), upserts.map(\.1.text),
+                upserts.map(\.1.startSeconds), upserts.map(\.1.endSeconds), upserts.map(\.1.confidence),
+                upserts.map(\.1.isFinal), upserts.map(\.1.speaker), upserts.map(\.1.speakerConfidence),
+                upserts.map { Int64(bitPattern: $0.1.utteranceID.rawValue) },
+            ])
+    }
+
+    private func writeTurns(_ connection: PGConnection) throws {
+        let deletions = turns.filter { $0.value == nil }.map(\.key)
+        if !deletions.isEmpty {
+            try connection.execute("""
+                DELETE FROM speaker_turns t USING unnest($1::text[], $2::text[]) AS d(conversation_id, turn_id)
+                WHERE t.conversation_id = d.conversation_id AND t.turn_id = d.turn_id
+                """, [deletions.map(\.conversationID), deletions.map(\.turnID)])
+        }
+        let upserts = turns.compactMap { key, value in value.map { (key.conversationID, $0.provider, $0.turn) } }
+        guard !upserts.isEmpty else { return }
+        try connection.execute("""
+            INSERT INTO speaker_turns (conversation_id, turn_id, provider, speaker, start_seconds, end_seconds, confidence)
+            SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::float8[])
+            ON CONFLICT (conversation_id, turn_id) DO UPDATE SET
+                provider = EXCLUDED.provider, speaker = EXCLUDED.speaker, start_seconds = EXCLUDED.start_seconds,
+                end_seconds = EXCLUDED.end_seconds, confidence = EXCLUDED.confidence
+            """, [
+                upserts.map(\.0), upserts.map(\.2.id), upserts.map(\.1), upserts.map(\.2.speaker),
+                upserts.map(\.2.startSeconds), upserts.map(\.2.endSeconds), upserts.map(\.2.confidence),
+            ])
+    }
+}

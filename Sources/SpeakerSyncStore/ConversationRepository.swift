@@ -1,0 +1,180 @@
+import Foundation
+import Logging
+import PostgresClient
+import TranscriptMerge
+
+/// A conversation row as stored.
+public struct ConversationRecord: Sendable {
+    public var state: ConversationState
+    public var startedAt: Date
+    public var endedAt: Date?
+    /// `started_at` exactly as PostgreSQL prints it, for keyset paging without rounding.
+    public var startedAtText: String
+}
+
+/// Reads for HTTP routes and for resuming sessions. One connection, used by one caller at a time
+/// (reads are short; the HTTP worker queue and session resumes share it), reconnected when lost.
+public final class ConversationRepository: @unchecked Sendable {
+    private let lock = NSLock()
+    private var connection: PGConnection?
+    private let connectionString: String
+    private let logger: Logger
+
+    public init(connectionString: String, logger: Logger) throws {
+        self.connectionString = connectionString
+        self.logger = logger
+        self.connection = try PGConnection(connectionString: connectionString)
+    }
+
+    /// Runs `body` with the connection, reconnecting once if the connection was lost.
+    public func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if connection == nil || connection?.isConnected == false {
+            connection = try PGConnection(connectionString: connectionString)
+        }
+        do {
+            return try body(connection!)
+        } catch let error as PGError where error.code == .connectionFailed {
+            connection = try PGConnection(connectionString: connectionString)
+            return try body(connection!)
+        }
+    }
+
+    private static let conversationColumns = """
+        id, device_id, provider, sample_rate, encoding, language, options::text AS options, status, audio_seconds,
+        started_at, ended_at, started_at::text AS started_at_text
+        """
+
+    public func conversation(id: String) throws -> ConversationRecord? {
+        try withConnection { connection in
+            try connection.query("SELECT \(Self.conversationColumns) FROM conversations WHERE id = $1", [id])
+                .rows.first.map(Self.conversation)
+        }
+    }
+
+    /// Newest first; `before` is the (started_at text, id) of the last row of the previous page.
+    public func listConversations(deviceID: String?, limit: Int, before: (startedAt: String, id: String)?) throws -> [ConversationRecord] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT \(Self.conversationColumns) FROM conversations
+                WHERE ($1::text IS NULL OR device_id = $1)
+                  AND ($2::timestamptz IS NULL OR (started_at, id) < ($2::timestamptz, $3::text))
+                ORDER BY started_at DESC, id DESC
+                LIMIT $4
+                """, [deviceID, before?.startedAt, before?.id, limit]).rows.map(Self.conversation)
+        }
+    }
+
+    /// Word counts of a conversation: all, and those without a speaker.
+    public func wordCounts(conversationID: String) throws -> (total: Int, unlabelled: Int) {
+        try withConnection { connection in
+            let row = try connection.query(
+                "SELECT count(*) AS total, count(*) FILTER (WHERE speaker IS NULL) AS unlabelled FROM words WHERE conversation_id = $1",
+                [conversationID]
+            )[0]
+            return (try row.decode(Int.self, column: "total"), try row.decode(Int.self, column: "unlabelled"))
+        }
+    }
+
+    /// All words in the merger's order (start, end, result, index).
+    public func words(conversationID: String) throws -> [LabelledWord] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT result_id, word_index, text, start_seconds, end_seconds, confidence, is_final, speaker,
+                       speaker_confidence, utterance_id
+                FROM words WHERE conversation_id = $1
+                ORDER BY start_seconds, end_seconds, result_id COLLATE "C", word_index
+                """, [conversationID]).rows.map { row in
+                LabelledWord(
+                    id: WordID(resultID: try row.decode(String.self, column: "result_id"), index: try row.decode(Int.self, column: "word_index")),
+                    text: try row.decode(String.self, column: "text"),
+                    startSeconds: try row.decode(Double.self, column: "start_seconds"),
+                    endSeconds: try row.decode(Double.self, column: "end_seconds"),
+                    confidence: try row.decode(Double?.self, column: "confidence"),
+                    isFinal: try row.decode(Bool.self, column: "is_final"),
+                    speaker: try row.decode(String?.self, column: "speaker"),
+                    speakerConfidence: try row.decode(Double?.self, column: "speaker_confidence"),
+                    utteranceID: UtteranceID(rawValue: UInt64(bitPattern: try row.decode(Int64.self, column: "utterance_id")))
+                )
+            }
+        }
+    }
+
+    public func turns(conversationID: String) throws -> [(provider: String, turn: SpeakerTurn)] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT turn_id, provider, speaker, start_seconds, end_seconds, confidence
+                FROM speaker_turns WHERE conversation_id = $1 ORDER BY start_seconds, turn_id
+                """, [conversationID]).rows.map { row in
+                (try row.decode(String.self, column: "provider"), SpeakerTurn(
+                    id: try row.decode(String.self, column: "turn_id"),
+                    speaker: try row.decode(String.self, column: "speaker"),
+                    startSeconds: try row.decode(Double.self, column: "start_seconds"),
+                    endSeconds: try row.decode(Double.self, column: "end_seconds"),
+                    confidence: try row.decode(Double?.self, column: "confidence")
+                ))
+            }
+        }
+    }
+
+    /// Speakers in label order ("Speaker 2" before "Speaker 10").
+    public func speakers(conversationID: String) throws -> [SessionSpeaker] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT label, display_name, merged_into, first_seen_seconds FROM speakers WHERE conversation_id = $1
+                ORDER BY length(label), label
+                """, [conversationID]).rows.map { row in
+                SessionSpeaker(
+                    label: try row.decode(String.self, column: "label"),
+                    displayName: try row.decode(String?.self, column: "display_name"),
+                    mergedInto: try row.decode(String?.self, column: "merged_into"),
+                    firstSeenSeconds: try row.decode(Double?.self, column: "first_seen_seconds")
+                )
+            }
+        }
+    }
+
+    public func keyLabels(conversationID: String) throws -> [String: String] {
+        try withConnection { connection in
+            var labels: [String: String] = [:]
+            for row in try connection.query("SELECT provider_key, label FROM speaker_keys WHERE conversation_id = $1", [conversationID]).rows {
+                labels[try row.decode(String.self, column: "provider_key")] = try row.decode(String.self, column: "label")
+            }
+            return labels
+        }
+    }
+
+    /// Everything a resumed session starts from; nil when the conversation does not exist.
+    public func load(conversationID: String) throws -> StoredConversation? {
+        guard let record = try conversation(id: conversationID) else { return nil }
+        return StoredConversation(
+            state: record.state, words: try words(conversationID: conversationID),
+            turns: try turns(conversationID: conversationID), speakers: try speakers(conversationID: conversationID),
+            keyLabels: try keyLabels(conversationID: conversationID)
+        )
+    }
+
+    public func checkHealth() throws {
+        try withConnection { connection in _ = try connection.query("SELECT 1") }
+    }
+
+    private static func conversation(_ row: PGRow) throws -> ConversationRecord {
+        ConversationRecord(
+            state: ConversationState(
+                id: try row.decode(String.self, column: "id"),
+                deviceID: try row.decode(String.self, column: "device_id"),
+                provider: try row.decode(String.self, column: "provider"),
+                sampleRate: try row.decode(Int.self, column: "sample_rate"),
+                encoding: try row.decode(String.self, column: "encoding"),
+                language: try row.decode(String?.self, column: "language"),
+                optionsJSON: try row.decode(String.self, column: "options"),
+                status: ConversationState.Status(rawValue: try row.decode(String.self, column: "status")) ?? .interrupted,
+                audioSeconds: try row.decode(Double.self, column: "audio_seconds")
+            ),
+            startedAt: try row.decode(Date.self, column: "started_at"),
+            endedAt: try row.decode(Date?.self, column: "ended_at"),
+            startedAtText: try row.decode(String.self, column: "started_at_text")
+        )
+    }
+}

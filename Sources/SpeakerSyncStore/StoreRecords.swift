@@ -1,0 +1,68 @@
+import TranscriptMerge
+
+/// Conversation metadata a session writes when it starts, as it goes, and when it ends.
+public struct ConversationState: Sendable, Equatable {
+    public var id: String
+    public var deviceID: String
+    public var provider: String
+    public var sampleRate: Int
+    public var encoding: String
+    public var language: String?
+    public var optionsJSON: String
+    public var status: Status
+    /// Audio received so far, on the conversation timeline (includes earlier sessions).
+    public var audioSeconds: Double
+
+    public enum Status: String, Sendable { case active, finalized, interrupted }
+
+    public init(id: String, deviceID: String, provider: String, sampleRate: Int, encoding: String, language: String?, optionsJSON: String, status: Status, audioSeconds: Double) {
+        self.id = id
+        self.deviceID = deviceID
+        self.provider = provider
+        self.sampleRate = sampleRate
+        self.encoding = encoding
+        self.language = language
+        self.optionsJSON = optionsJSON
+        self.status = status
+        self.audioSeconds = audioSeconds
+    }
+}
+
+/// Everything one session step changes, written in one transaction with the other steps of the
+/// same drain. Steps of one conversation are committed in the order they were enqueued.
+public struct PersistStep: Sendable {
+    public var conversation: ConversationState?
+    public var changedWords: [LabelledWord] = []
+    public var removedWords: [WordID] = []
+    public var upsertedTurns: [(provider: String, turn: SpeakerTurn)] = []
+    public var removedTurns: [(provider: String, turnID: String)] = []
+    public var speakers: [SessionSpeaker] = []
+    /// provider-scoped key → label assignments made in this step.
+    public var keyLabels: [String: String] = [:]
+    public var conversationEnded = false
+
+    public init() {}
+
+    public var isEmpty: Bool {
+        conversation == nil && changedWords.isEmpty && removedWords.isEmpty && upsertedTurns.isEmpty
+            && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && !conversationEnded
+    }
+}
+
+/// What a resumed session starts from.
+public struct StoredConversation: Sendable {
+    public var state: ConversationState
+    public var words: [LabelledWord]
+    public var turns: [(provider: String, turn: SpeakerTurn)]
+    public var speakers: [SessionSpeaker]
+    public var keyLabels: [String: String]
+
+    public init(state: ConversationState, words: [LabelledWord], turns: [(provider: String, turn: SpeakerTurn)], speakers: [SessionSpeaker], keyLabels: [String: String]) {
+        self.state = state
+        self.words = words
+        self.turns = turns
+        self.speakers = speakers
+        self.keyLabels = keyLabels
+    }
+}
+

@@ -1,0 +1,25 @@
+import ArgumentParser
+import Foundation
+
+/// Benchmarks print figures; they assert nothing. Run them from a release build:
+///   swift build -c release && .build/release/speakersync-bench <name>
+@main
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speakersync-bench",
+        abstract: "SpeakerSync benchmarks (figures, not tests).",
+        subcommands: [MergeBench.self, SessionsBench.self]
+    )
+}
+
+struct MergeBench: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "merge", abstract: "Transcript merge: W words against T turns, one batch and in 100 ms increments.")
+
+    @Option var words = 1_000_000
+    @Option var turns = 100_000
+    @Option(name: .customLong("increment")) var incrementSeconds = 0.1
+
+    func run() {
+        print(runMergeBenchmark(words: words, turns: turns, incrementSeconds: incrementSeconds))
+    }
+}

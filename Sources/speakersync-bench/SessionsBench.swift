@@ -1,0 +1,169 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MeetingSynth
+import SpeakerSyncClient
+import Synchronization
+import WebSocketTransport
+
+/// Concurrent device-like sessions at real-time pace against a real server process.
+///
+/// The server runs as a separate `speakersync serve` process (embedded PostgreSQL in a temporary
+/// folder, or --database-url) so its CPU time and memory can be read from /proc apart from the
+/// load generator, which runs here on the same 2-core machine and competes with it for CPU.
+struct SessionsBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "sessions", abstract: "How many real-time device sessions the server holds, with words→update latency, CPU and memory per session.")
+
+    @Option(help: "Comma-separated concurrency levels to run in turn.")
+    var levels: String = "50,100,200,300"
+
+    @Option(help: "Seconds of meeting each session streams (a synthetic 2-speaker meeting, looped).")
+    var seconds: Double = 30
+
+    @Option(name: .customLong("database-url"))
+    var databaseURL: String?
+
+    @Option(help: "Provider for the sessions.")
+    var provider: String = "device"
+
+    func run() async throws {
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+        let script = try MeetingScript.generate(seed: 3, speakerCount: 2, turnCount: 8)
+        let meeting = try MeetingSynthesizer().synthesize(script, seed: 3)
+        let server = try ServerProcess(databaseURL: databaseURL)
+        defer { server.stop() }
+        print("server pid \(server.pid) on port \(server.port); meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
+        print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session")
+        for level in levels.split(separator: ",").compactMap({ Int($0) }) {
+            let result = try await runLevel(level, meeting: meeting, server: server, logger: logger)
+            print(result)
+        }
+    }
+
+    func runLevel(_ count: Int, meeting: SynthesizedMeeting, server: ServerProcess, logger: Logger) async throws -> String {
+        let clip = Int(min(seconds, meeting.durationSeconds) * Double(meeting.sampleRate))
+        let audio = Array(meeting.audio.prefix(clip))
+        let end = Double(clip) / Double(meeting.sampleRate)
+        let words = meeting.words.filter { $0.endSeconds <= end }.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        let segments = meeting.turns.filter { $0.startSeconds < end }.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: min(end, $0.endSeconds)) }
+        let client = try WebSocketClient(logger: logger)
+        defer { client.shutdown() }
+        let rssBefore = server.residentKilobytes()
+        let cpuBefore = server.cpuSeconds()
+        let began = ContinuousClock.now
+        let peakRSS = Mutex(rssBefore)
+        let sampler = Task {
+            while !Task.isCancelled {
+                let now = server.residentKilobytes()
+                peakRSS.withLock { $0 = max($0, now) }
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        let reports = await withTaskGroup(of: StreamReport?.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    // Stagger starts over one second, as real devices would not start in lockstep.
+                    try? await Task.sleep(for: .milliseconds(Int64(index * 1000 / max(1, count))))
+                    var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(server.port)/v1/listen", provider: provider, deviceID: "bench-\(index)")
+                    config.speed = 1
+                    config.finalizeTimeoutSeconds = 60
+                    return try? await DeviceStreamer(client: client, config: config, logger: logger)
+                        .stream(audio: audio, sampleRate: meeting.sampleRate, words: words, segments: provider == "device" ? segments : [])
+                }
+            }
+            var all: [StreamReport] = []
+            for await report in group { if let report { all.append(report) } }
+            return all
+        }
+        sampler.cancel()
+        let elapsed = (ContinuousClock.now - began).seconds
+        let cpu = server.cpuSeconds() - cpuBefore
+        let latencies = reports.flatMap(\.wordUpdateLatencies).sorted()
+        func percentile(_ p: Double) -> Double {
+            latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000
+        }
+        let ok = reports.filter { $0.closeCode == 1000 && $0.transcript.words.count == words.count }.count
+        let peak = peakRSS.withLock { $0 }
+        return String(
+            format: "%8d %4d %20.1f %7.1f %7.1f %13.1f %21.2f %14.1f %19.1f",
+            count, ok, percentile(0.5), percentile(0.99), (latencies.last ?? .nan) * 1000,
+            cpu / elapsed * 100, cpu / elapsed * 1000 / Double(count), Double(peak) / 1024,
+            Double(peak - rssBefore) / Double(count)
+        )
+    }
+}
+
+/// `speakersync serve` as a child process on a free port, with its own embedded cluster.
+final class ServerProcess: Sendable {
+    let pid: Int32
+    let port: Int
+    private let process: Process
+    private let dataDirectory: String?
+
+    init(databaseURL: String?) throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("speakersync")
+        port = try Self.freePort()
+        var arguments = ["serve", "--port", "\(port)", "--log-level", "error"]
+        if let databaseURL {
+            arguments += ["--database-url", databaseURL]
+            dataDirectory = nil
+        } else {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-bench-\(UUID().uuidString.prefix(8))").path
+            arguments += ["--data-dir", dir]
+            dataDirectory = dir
+        }
+        process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        try process.run()
+        pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if (try? SimpleHTTPClient.get("http://127.0.0.1:\(port)/healthz", timeoutSeconds: 2))?.status == 200 { return }
+            guard process.isRunning else { throw ValidationError("speakersync serve exited with \(process.terminationStatus)") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        throw ValidationError("the server did not become healthy within 60 s")
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.interrupt()
+        process.waitUntilExit()
+        if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
+    }
+
+    /// User + system CPU seconds of the server process so far.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return Int(line.split(separator: " ")[1]) ?? 0
+        }
+        return 0
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw ValidationError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
