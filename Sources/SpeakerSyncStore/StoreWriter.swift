@@ -121,6 +121,12 @@ public final class StoreWriter: @unchecked Sendable {
                     try write(drain)
                     committed = true
                     break
+                } catch where Self.isDataError(error) && !drain.isEmpty {
+                    // Retrying cannot help a step PostgreSQL refuses for its content; write the steps
+                    // one by one so only the offending one is rejected (and reported as not stored).
+                    drain = writeOneByOne(drain)
+                    committed = true
+                    break
                 } catch {
                     logger.error("store write failed; will retry", metadata: ["error": "\(error)", "steps": "\(drain.count)"])
                     for index in drain.indices where !drain[index].failureReported {
@@ -137,14 +143,40 @@ public final class StoreWriter: @unchecked Sendable {
                     reconnectIfNeeded()
                 }
             }
+            // Completions run before the drain counts as done, so `flush()` returning means every
+            // step before it has been reported.
+            if committed {
+                for item in drain { item.completion(.success(())) }
+            }
             condition.lock()
             writing = false
             if !committed { stopped = true }
             condition.broadcast()
             condition.unlock()
             guard committed else { return }
-            for item in drain { item.completion(.success(())) }
         }
+    }
+
+    /// SQLSTATE classes 22 (data exception) and 23 (integrity violation), and values libpq cannot send.
+    static func isDataError(_ error: any Error) -> Bool {
+        guard let error = error as? PGError else { return false }
+        if error.code == .encodeFailed { return true }
+        return error.sqlState.map { $0.hasPrefix("22") || $0.hasPrefix("23") } ?? false
+    }
+
+    /// Writes each step in its own transaction; returns the steps that were committed.
+    private func writeOneByOne(_ drain: [Pending]) -> [Pending] {
+        var committed: [Pending] = []
+        for item in drain {
+            do {
+                try write([item])
+                committed.append(item)
+            } catch {
+                logger.error("store rejected a step", metadata: ["conversation": "\(item.conversationID)", "error": "\(error)"])
+                item.completion(.failure(StoreError(code: .writeFailed, message: "rejected by PostgreSQL: \(error)")))
+            }
+        }
+        return committed
     }
 
     private func reconnectIfNeeded() {
