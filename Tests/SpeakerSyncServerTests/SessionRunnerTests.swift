@@ -19,11 +19,12 @@ import SpeakerSyncClient
     let plugins = PluginRegistry(directory: ResourceLocator.pluginsDirectory(nil), logger: Logger(label: "test"))
     private static let nextConnection = Atomic<UInt64>(1)
 
-    func makeRunner() -> SessionRunner {
+    func makeRunner(idleIntervalSeconds: Double = 30) -> SessionRunner {
         var logger = Logger(label: "session-test")
         logger.logLevel = .warning
         var config = SessionConfig.default
         config.knownProviders = Set(plugins.providers.map(\.id))
+        config.idleIntervalSeconds = idleIntervalSeconds
         let environment = SessionEnvironment(
             transport: transport, store: store, plugins: plugins, claims: ConversationClaims(), merge: .default,
             protocolConfig: config, serverVersion: "test", logger: logger
@@ -161,6 +162,23 @@ import SpeakerSyncClient
         #expect(error["fatal"] as? Bool == false)
         #expect(liveWords(messages)["lost?"]?.stored == false)
         #expect(transport.closeCode(runner.connection) == nil)
+    }
+
+    @Test func silentSessionIsClosedAsIdleAndLeftResumable() async throws {
+        let runner = makeRunner(idleIntervalSeconds: 0.2)
+        start(runner)
+        runner.received(.text(wordsMessage("r1", [("early", 0.1, 0.4)])))
+        let messages = try await transport.wait(for: runner.connection) { _ in transport.closeCode(runner.connection) != nil }
+        #expect(transport.closeCode(runner.connection) == CloseCode.idleTimeout)
+        #expect(messages.contains { $0["code"] as? String == "idle_timeout" }, "\(messages)")
+        // This store holds only this session's conversation.
+        let conversationID = try #require(store.conversations.withLock { $0.keys.first })
+        let deadline = ContinuousClock.now + .seconds(5)
+        while store.conversations.withLock({ $0[conversationID]?.state.status }) != .interrupted, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(store.conversations.withLock { $0[conversationID]?.state.status } == .interrupted)
+        #expect(store.words(conversationID).map(\.text) == ["early"])
     }
 
     @Test func unknownProviderIsRefusedWithItsCode() async throws {

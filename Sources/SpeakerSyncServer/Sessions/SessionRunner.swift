@@ -41,6 +41,7 @@ final class SessionRunner: @unchecked Sendable {
     private var machine: SessionStateMachine
     private var live: LiveSession?
     private var released = false
+    private var idleTimer: (any DispatchSourceTimer)?
     private let encoder = ServerMessageEncoder()
 
     // Shared with the service thread.
@@ -61,6 +62,29 @@ final class SessionRunner: @unchecked Sendable {
 
     func opened(_ request: UpgradeRequest) {
         queue.async { self.run(self.machine.opened(query: request.query)) }
+        startIdleTimer()
+    }
+
+    /// Ticks the state machine's idle check every `idleIntervalSeconds`; a session that sent nothing
+    /// (not even a keepalive) for a whole interval is closed with `idle_timeout` (4000) and stays resumable.
+    private func startIdleTimer() {
+        let interval = environment.protocolConfig.idleIntervalSeconds
+        guard interval > 0 else { return }
+        queue.async {
+            let timer = DispatchSource.makeTimerSource(queue: self.queue)
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.setEventHandler { [weak self] in
+                guard let self else { return }
+                if self.machine.state == .closed {
+                    self.idleTimer?.cancel()
+                    self.idleTimer = nil
+                    return
+                }
+                self.run(self.machine.idleTimeout())
+            }
+            self.idleTimer = timer
+            timer.resume()
+        }
     }
 
     func received(_ message: WebSocketMessage) {
@@ -87,7 +111,11 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     func closed() {
-        queue.async { self.run(self.machine.peerClosed()) }
+        queue.async {
+            self.idleTimer?.cancel()
+            self.idleTimer = nil
+            self.run(self.machine.peerClosed())
+        }
     }
 
     /// Another session takes this conversation over: stop, flush, and return once stored.
@@ -184,7 +212,7 @@ final class SessionRunner: @unchecked Sendable {
             serverVersion: environment.serverVersion, protocolVersion: SessionInfo.protocolVersion
         )
         logger.info("session started", metadata: ["provider": "\(request.provider)", "resumed": "\(resumed)"])
-        persist(step) { [self] stored in
+        persist(step, delivery: .firstOutcome) { [self] stored in
             run(machine.send(.session(info)))
             if resumed, let live {
                 run(machine.send(.speakers(wireSpeakers(live.speakers))))
@@ -313,7 +341,7 @@ final class SessionRunner: @unchecked Sendable {
         var step = PersistStep()
         step.conversation = live!.currentConversation
         step.conversationEnded = true
-        persist(step) { [self] stored in
+        persist(step, delivery: .committedOnly) { [self] stored in
             guard let live else { return }
             run(machine.send(.speakers(wireSpeakers(live.speakers))))
             sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
@@ -335,7 +363,7 @@ final class SessionRunner: @unchecked Sendable {
         live!.conversation.status = status
         var step = PersistStep()
         step.conversation = live!.currentConversation
-        persist(step) { [self] _ in
+        persist(step, delivery: .firstOutcome) { [self] _ in
             if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
             release()
             then?()
@@ -390,23 +418,42 @@ final class SessionRunner: @unchecked Sendable {
         }
     }
 
-    private func persist(_ step: PersistStep, then: @escaping @Sendable (_ stored: Bool) -> Void) {
+    /// When a step's continuation runs. The store reports an outage first (stored: false) and the
+    /// commit later (stored: true) for the same step.
+    enum Delivery {
+        /// Every outcome: transcript updates go out at once marked not stored, and again once stored.
+        case everyOutcome
+        /// Only the first outcome (the `session` message, hand-over).
+        case firstOutcome
+        /// Only after the commit (finalize: the final transcript and the close wait for the database).
+        case committedOnly
+    }
+
+    private func persist(_ step: PersistStep, delivery: Delivery = .everyOutcome, then: @escaping @Sendable (_ stored: Bool) -> Void) {
         guard let conversationID = live?.conversationID else { return }
         if step.isEmpty {
             then(true)
             return
         }
+        let delivered = DeliveryFlag()
         environment.store.persist(step, conversationID: conversationID) { [self] result in
             queue.async { [self] in
+                let stored: Bool
                 switch result {
                 case .success:
                     machine.storageRecovered()
-                    then(true)
+                    stored = true
                 case .failure(let error):
                     logger.error("store write failed", metadata: ["error": "\(error)"])
                     run(machine.storageFailed(message: "words could not be stored yet: \(error)"))
-                    then(false)
+                    stored = false
                 }
+                switch delivery {
+                case .everyOutcome: then(stored)
+                case .firstOutcome: if !delivered.value { then(stored) }
+                case .committedOnly: if stored { then(stored) }
+                }
+                delivered.value = true
             }
         }
     }
@@ -437,4 +484,9 @@ final class SessionRunner: @unchecked Sendable {
     private func turnProvider(_ turnID: String) -> String {
         String(turnID.prefix(while: { $0 != ":" }))
     }
+}
+
+/// Whether a step's continuation already ran; only touched on the session's queue.
+private final class DeliveryFlag: @unchecked Sendable {
+    var value = false
 }
