@@ -60,6 +60,49 @@ enum LibPQ {
         return try checked(result, connection)
     }
 
+    /// COPY … FROM STDIN: starts the copy, sends `data` (COPY text format) in chunks, ends it and
+    /// collects the command's result. Returns the number of rows copied.
+    static func copyIn(_ connection: Connection, _ sql: String, data: [UInt8]) throws -> Int {
+        guard let start = sql.withCString({ PQexec(connection, $0) }) else {
+            throw PGError(code: isConnected(connection) ? .queryFailed : .connectionFailed, message: errorMessage(connection))
+        }
+        guard PQresultStatus(start) == PGRES_COPY_IN else {
+            clear(try checked(start, connection))
+            throw PGError(code: .queryFailed, message: "COPY did not enter copy-in mode")
+        }
+        PQclear(start)
+        var offset = 0
+        let chunkSize = 1 << 20
+        while offset < data.count {
+            let count = min(chunkSize, data.count - offset)
+            let sent = data.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.advanced(by: offset).withMemoryRebound(to: CChar.self, capacity: count) {
+                    PQputCopyData(connection, $0, Int32(count))
+                }
+            }
+            guard sent == 1 else {
+                throw PGError(code: isConnected(connection) ? .queryFailed : .connectionFailed, message: errorMessage(connection))
+            }
+            offset += count
+        }
+        guard PQputCopyEnd(connection, nil) == 1 else {
+            throw PGError(code: isConnected(connection) ? .queryFailed : .connectionFailed, message: errorMessage(connection))
+        }
+        var rows = 0
+        var failure: PGError?
+        while let result = PQgetResult(connection) {
+            do {
+                let ok = try checked(result, connection)
+                rows = affectedRows(ok)
+                clear(ok)
+            } catch let error as PGError {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return rows
+    }
+
     static func prepare(_ connection: Connection, name: String, sql: String, parameterCount: Int) throws {
         let result = name.withCString { nameText in
             sql.withCString { sqlText in PQprepare(connection, nameText, sqlText, Int32(parameterCount), nil) }

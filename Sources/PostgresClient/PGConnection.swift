@@ -48,6 +48,13 @@ public final class PGConnection {
         LibPQ.clear(try LibPQ.exec(raw, sql))
     }
 
+    /// Runs `COPY table (columns) FROM STDIN` with `data` in COPY text format (see `PGCopyText`);
+    /// returns the rows copied. COPY carries values as data, never as SQL text.
+    @discardableResult
+    public func copyIn(_ sql: String, data: [UInt8]) throws -> Int {
+        try LibPQ.copyIn(raw, sql, data: data)
+    }
+
     /// Prepares `sql` under `name` once per connection (PQprepare); later calls are no-ops.
     public func prepareIfNeeded(name: String, sql: String, parameterCount: Int) throws {
         guard !preparedNames.contains(name) else { return }

@@ -16,6 +16,10 @@ struct ChangeSet {
     private var turns: [TurnKey: (provider: String, turn: SpeakerTurn)?] = [:]
     private var speakers: [SpeakerKey: SessionSpeaker] = [:]
     private var labels: [LabelKey: String] = [:]
+    /// The word upserts in COPY text format, encoded when the change set is built (on the writer's
+    /// encoding thread, while the previous drain is still being committed).
+    private(set) var wordCopyData: [UInt8] = []
+    private(set) var wordUpsertCount = 0
 
     init(_ steps: [(conversationID: String, step: PersistStep)]) {
         for (id, step) in steps {
@@ -29,10 +33,30 @@ struct ChangeSet {
             for speaker in step.speakers { speakers[SpeakerKey(conversationID: id, label: speaker.label)] = speaker }
             for (key, label) in step.keyLabels { labels[LabelKey(conversationID: id, providerKey: key)] = label }
         }
+        encodeWordUpserts()
     }
 
-    var wordUpserts: [(String, LabelledWord)] {
-        words.compactMap { key, word in word.map { (key.conversationID, $0) } }
+    private mutating func encodeWordUpserts() {
+        var copy = PGCopyText(reservingCapacity: words.count * 96)
+        var count = 0
+        for (key, word) in words {
+            guard let word else { continue }
+            count += 1
+            copy.append(key.conversationID)
+            copy.append(word.id.resultID)
+            copy.append(word.id.index)
+            copy.append(word.text)
+            copy.append(word.startSeconds)
+            copy.append(word.endSeconds)
+            copy.append(word.confidence)
+            copy.append(word.isFinal)
+            copy.append(word.speaker)
+            copy.append(word.speakerConfidence)
+            copy.append(Int64(bitPattern: word.utteranceID.rawValue))
+            copy.endRow()
+        }
+        wordCopyData = copy.bytes
+        wordUpsertCount = count
     }
 
     func write(to connection: PGConnection) throws {
@@ -95,24 +119,33 @@ struct ChangeSet {
                 WHERE w.conversation_id = d.conversation_id AND w.result_id = d.result_id AND w.word_index = d.word_index
                 """, [deletions.map(\.conversationID), deletions.map(\.id.resultID), deletions.map(\.id.index)])
         }
-        let upserts = wordUpserts
-        guard !upserts.isEmpty else { return }
+        guard wordUpsertCount > 0 else { return }
+        // COPY into the session-local staging table, then one INSERT … ON CONFLICT: COPY's text
+        // format is parsed far faster by PostgreSQL than large array literals.
+        try connection.copyIn("""
+            COPY words_staging (conversation_id, result_id, word_index, text, start_seconds, end_seconds, confidence,
+                                is_final, speaker, speaker_confidence, utterance_id) FROM STDIN
+            """, data: wordCopyData)
         try connection.execute("""
             INSERT INTO words (conversation_id, result_id, word_index, text, start_seconds, end_seconds, confidence,
                                is_final, speaker, speaker_confidence, utterance_id)
-            SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::float8[], $6::float8[], $7::float8[],
-                                 $8::bool[], $9::text[], $10::float8[], $11::int8[])
+            SELECT conversation_id, result_id, word_index, text, start_seconds, end_seconds, confidence,
+                   is_final, speaker, speaker_confidence, utterance_id FROM words_staging
             ON CONFLICT (conversation_id, result_id, word_index) DO UPDATE SET
                 text = EXCLUDED.text, start_seconds = EXCLUDED.start_seconds, end_seconds = EXCLUDED.end_seconds,
                 confidence = EXCLUDED.confidence, is_final = EXCLUDED.is_final, speaker = EXCLUDED.speaker,
                 speaker_confidence = EXCLUDED.speaker_confidence, utterance_id = EXCLUDED.utterance_id, updated_at = now()
-            """, [
-                upserts.map(\.0), upserts.map(\.1.id.resultID), upserts.map(\.1.id.index), upserts.map(\.1.text),
-                upserts.map(\.1.startSeconds), upserts.map(\.1.endSeconds), upserts.map(\.1.confidence),
-                upserts.map(\.1.isFinal), upserts.map(\.1.speaker), upserts.map(\.1.speakerConfidence),
-                upserts.map { Int64(bitPattern: $0.1.utteranceID.rawValue) },
-            ])
+            """)
     }
+
+    /// The staging table `writeWords` copies into; created once per connection, emptied at each commit.
+    static let createStagingTable = """
+        CREATE TEMPORARY TABLE words_staging (
+            conversation_id text, result_id text, word_index integer, text text, start_seconds double precision,
+            end_seconds double precision, confidence double precision, is_final boolean, speaker text,
+            speaker_confidence double precision, utterance_id bigint
+        ) ON COMMIT DELETE ROWS
+        """
 
     private func writeTurns(_ connection: PGConnection) throws {
         let deletions = turns.filter { $0.value == nil }.map(\.key)

@@ -77,7 +77,7 @@ struct DemoCommand: AsyncParsableCommand {
         Query it:
           curl 'http://127.0.0.1:\(port)/v1/conversations/\(report.conversationID)/transcript?format=text'
           .build/release/speakersync transcript \(report.conversationID) --url http://127.0.0.1:\(port)
-          psql '\(app.databaseConnectionString ?? "$DATABASE_URL")' -c "SELECT line FROM transcript_lines WHERE conversation_id = '\(report.conversationID)'"
+          psql \"\(app.databaseConnectionString ?? "$DATABASE_URL")\" -c "SELECT line FROM transcript_lines WHERE conversation_id = '\(report.conversationID)' ORDER BY start_seconds"
         """)
         if keepRunning {
             print("\nServing on port \(port); Ctrl-C stops the server\(config.databaseURL == nil ? " and its PostgreSQL" : "").")
