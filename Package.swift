@@ -52,7 +52,7 @@ let package = Package(
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
-            "WebSocketTransport", "SpeakerSyncAudio", .product(name: "Logging", package: "swift-log"),
+            "WebSocketTransport", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",

@@ -1,19 +1,8 @@
 import Foundation
+import TranscriptMerge
 
-/// A word as a device's speech recogniser reports it: text and its span on the audio timeline.
-public struct DeviceWord: Sendable, Equatable {
-    public var text: String
-    public var startSeconds: Double
-    public var endSeconds: Double
-    public var confidence: Double?
-
-    public init(text: String, startSeconds: Double, endSeconds: Double, confidence: Double? = nil) {
-        self.text = text
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
-        self.confidence = confidence
-    }
-}
+/// A word as a device's speech recogniser reports it: the merge's own `Word` (text, start, end, confidence).
+public typealias DeviceWord = Word
 
 /// A speaker turn a device computed itself (provider `device`).
 public struct DeviceSegment: Sendable, Equatable {

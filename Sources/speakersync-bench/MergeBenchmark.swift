@@ -1,3 +1,4 @@
+import MeetingSynth
 import TranscriptMerge
 
 /// Transcript-merge benchmark: `words` ASR words against `turns` speaker turns on one synthetic timeline,
@@ -110,16 +111,16 @@ struct MergeBenchmarkData {
     var audioSeconds = 0.0
 
     init(words wordCount: Int, turns turnCount: Int, seed: UInt64) {
-        var random = BenchmarkRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let vocabulary = ["the", "meeting", "budget", "next", "quarter", "we", "should", "ship", "it", "okay",
                           "agreed", "review", "numbers", "today", "plan", "risk"]
         words.reserveCapacity(wordCount)
         var time = 0.0
         for index in 0..<wordCount {
-            let duration = random.uniform(0.15, 0.5)
+            let duration = random.uniform(0.15...0.5)
             words.append(Word(text: vocabulary[index % vocabulary.count], startSeconds: time,
-                              endSeconds: time + duration, confidence: random.uniform(0.6, 1)))
-            time += duration + (random.uniform(0, 1) < 0.05 ? random.uniform(1, 2.5) : random.uniform(0.02, 0.3))
+                              endSeconds: time + duration, confidence: random.uniform(0.6...1)))
+            time += duration + (random.uniform(0...1) < 0.05 ? random.uniform(1...2.5) : random.uniform(0.02...0.3))
         }
         audioSeconds = time
         let meanTurn = turnCount > 0 ? time / Double(turnCount) : 0
@@ -127,29 +128,13 @@ struct MergeBenchmarkData {
         var speaker = 0
         turns.reserveCapacity(turnCount)
         for index in 0..<turnCount {
-            let length = meanTurn * random.uniform(0.4, 1.6)
-            speaker = (speaker + 1 + Int(random.uniform(0, 2.99))) % 4
+            let length = meanTurn * random.uniform(0.4...1.6)
+            speaker = (speaker + 1 + Int(random.uniform(0...2.99))) % 4
             turns.append(SpeakerTurn(id: "t\(index)", speaker: "Speaker \(speaker + 1)", startSeconds: turnStart,
-                                     endSeconds: turnStart + length, confidence: random.uniform(0.5, 1)))
-            turnStart += length + random.uniform(-0.2, 0.4)
+                                     endSeconds: turnStart + length, confidence: random.uniform(0.5...1)))
+            turnStart += length + random.uniform(-0.2...0.4)
             turnStart = max(0, turnStart)
         }
-    }
-}
-
-/// SplitMix64: fixed-seed, fast, good enough for synthetic timings.
-struct BenchmarkRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
     }
 }
 
