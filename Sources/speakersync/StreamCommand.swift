@@ -75,7 +75,7 @@ struct StreamCommand: AsyncParsableCommand {
             print(String(decoding: data, as: UTF8.self))
         }
         if report.closeCode != 1000 {
-            throw ValidationError("the session ended with close code \(report.closeCode.map(String.init) ?? "none") instead of 1000")
+            throw CommandFailure("the session ended with close code \(report.closeCode.map(String.init) ?? "none") instead of 1000")
         }
     }
 }

@@ -18,7 +18,7 @@ struct TranscriptCommand: ParsableCommand {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
         let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/transcript?format=\(format)")
         guard response.status == 200 else {
-            throw ValidationError("HTTP \(response.status): \(response.text)")
+            throw CommandFailure("HTTP \(response.status): \(response.text)")
         }
         print(response.text, terminator: response.text.hasSuffix("\n") ? "" : "\n")
     }
@@ -33,7 +33,7 @@ struct ProvidersCommand: ParsableCommand {
     func run() throws {
         let response = try SimpleHTTPClient.get("\(url)/v1/providers")
         guard response.status == 200, let root = response.json() as? [String: Any] else {
-            throw ValidationError("HTTP \(response.status): \(response.text)")
+            throw CommandFailure("HTTP \(response.status): \(response.text)")
         }
         for provider in root["providers"] as? [[String: Any]] ?? [] {
             let id = provider["id"] as? String ?? "?"
