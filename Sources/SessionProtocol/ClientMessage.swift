@@ -1,3 +1,5 @@
+import TranscriptMerge
+
 /// A text message from the device, decoded and validated.
 public enum ClientMessage: Hashable, Sendable {
     case start(StartRequest)
@@ -48,21 +50,9 @@ public struct WordsMessage: Hashable, Sendable {
     }
 }
 
-/// A word as the device's ASR gives it; times in seconds on the conversation's audio timeline.
-public struct WireInputWord: Hashable, Sendable {
-    public var text: String
-    public var startSeconds: Double
-    public var endSeconds: Double
-    /// ASR confidence 0…1, when the recogniser gives one.
-    public var confidence: Double?
-
-    public init(text: String, startSeconds: Double, endSeconds: Double, confidence: Double? = nil) {
-        self.text = text
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
-        self.confidence = confidence
-    }
-}
+/// A word as the device's ASR gives it (times in seconds on the conversation's audio timeline): the
+/// merge's own `Word`, so a decoded message goes to the merger unchanged.
+public typealias WireInputWord = Word
 
 /// A speaker turn computed on the device (provider `device`); times on the audio timeline.
 public struct DeviceSegment: Hashable, Sendable {

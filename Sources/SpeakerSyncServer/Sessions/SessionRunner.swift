@@ -239,10 +239,7 @@ final class SessionRunner: @unchecked Sendable {
 
     private func words(_ message: WordsMessage) {
         guard live != nil else { return }
-        let words = message.words.map {
-            Word(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, confidence: $0.confidence)
-        }
-        let delta = live!.merger.upsertResult(id: message.resultID, words: words, isFinal: message.isFinal)
+        let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
         commit(delta)
     }
 
