@@ -41,6 +41,8 @@ final class SessionRunner: @unchecked Sendable {
     private var machine: SessionStateMachine
     private var live: LiveSession?
     private var released = false
+    private var tearingDown = false
+    private var releaseWaiters: [@Sendable () -> Void] = []
     private var idleTimer: (any DispatchSourceTimer)?
     private let encoder = ServerMessageEncoder()
 
@@ -123,8 +125,10 @@ final class SessionRunner: @unchecked Sendable {
     func handOver() {
         let done = DispatchSemaphore(value: 0)
         queue.async {
+            // A fatal error after start makes the state machine emit `.teardown`, which stores what
+            // this session has; the new session proceeds once that is committed.
             self.run(self.machine.failed(ProtocolError(.invalidConversationID, "this conversation was resumed on another connection")))
-            if self.live != nil { self.teardown(status: .interrupted, then: { done.signal() }) } else { done.signal() }
+            self.whenReleased { done.signal() }
         }
         _ = done.wait(timeout: .now() + 30)
     }
@@ -155,11 +159,8 @@ final class SessionRunner: @unchecked Sendable {
             environment.transport.send(text: encoder.encode(message), to: connection)
         case .close(let code, let reason):
             environment.transport.close(connection, code: code, reason: reason)
-            if live != nil, machine.state == .closed, !(live?.finalized ?? false) {
-                teardown(status: .interrupted, then: nil)
-            }
         case .teardown:
-            teardown(status: .interrupted, then: nil)
+            teardown()
         }
     }
 
@@ -222,13 +223,12 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     private func audio(_ samples: [Float]) {
-        guard var session = live, !session.finalized else { return }
-        session.inputSampleCount += samples.count
-        live = session
-        guard let engine = session.engine else { return }
+        guard live != nil, !live!.finalized else { return }
+        live!.inputSampleCount += samples.count
+        guard let engine = live!.engine else { return }
         let started = ContinuousClock.now
         do {
-            let pcm = live!.resampler != nil ? live!.resampler!.process(samples) : samples
+            let pcm = live!.resampler?.process(samples) ?? samples
             if !pcm.isEmpty { try engine.push(samples: pcm) }
             applyProviderTurns(try engine.pullTurns())
         } catch {
@@ -350,21 +350,24 @@ final class SessionRunner: @unchecked Sendable {
 
     /// The connection ended without finalize: label what can be labelled and store it as interrupted,
     /// so a reconnect with the same conversation_id continues where this left off.
-    private func teardown(status: ConversationState.Status, then: (@Sendable () -> Void)?) {
-        guard live != nil, !released else {
-            then?()
-            return
-        }
+    private func teardown() {
+        guard live != nil, !released, !tearingDown else { return }
+        tearingDown = true
         drainProvider(finalizing: true)
         live!.finalized = true
-        live!.conversation.status = status
+        live!.conversation.status = .interrupted
         var step = PersistStep()
         step.conversation = live!.currentConversation
         persist(step, delivery: .firstOutcome) { [self] _ in
             if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
             release()
-            then?()
         }
+    }
+
+    /// Runs `body` once this session has stored its last step and released its conversation
+    /// (at once when it never started one).
+    private func whenReleased(_ body: @escaping @Sendable () -> Void) {
+        if live == nil || released { body() } else { releaseWaiters.append(body) }
     }
 
     private func drainProvider(finalizing: Bool) {
@@ -392,6 +395,9 @@ final class SessionRunner: @unchecked Sendable {
         guard let live, !released else { return }
         released = true
         environment.claims.release(live.conversationID, by: self)
+        let waiters = releaseWaiters
+        releaseWaiters = []
+        for waiter in waiters { waiter() }
     }
 
     // MARK: Persist, then tell the device
