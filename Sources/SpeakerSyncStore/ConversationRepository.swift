@@ -66,14 +66,18 @@ public final class ConversationRepository: @unchecked Sendable {
         }
     }
 
-    /// Word counts of a conversation: all, and those without a speaker.
-    public func wordCounts(conversationID: String) throws -> (total: Int, unlabelled: Int) {
+    /// Word counts per conversation, all and those without a speaker, in one query for a page.
+    public func wordCounts(conversationIDs: [String]) throws -> [String: (total: Int, unlabelled: Int)] {
         try withConnection { connection in
-            let row = try connection.query(
-                "SELECT count(*) AS total, count(*) FILTER (WHERE speaker IS NULL) AS unlabelled FROM words WHERE conversation_id = $1",
-                [conversationID]
-            )[0]
-            return (try row.decode(Int.self, column: "total"), try row.decode(Int.self, column: "unlabelled"))
+            var counts: [String: (Int, Int)] = [:]
+            for row in try connection.query("""
+                SELECT conversation_id, count(*) AS total, count(*) FILTER (WHERE speaker IS NULL) AS unlabelled
+                FROM words WHERE conversation_id = ANY($1::text[]) GROUP BY conversation_id
+                """, [conversationIDs]).rows {
+                counts[try row.decode(String.self, column: "conversation_id")] =
+                    (try row.decode(Int.self, column: "total"), try row.decode(Int.self, column: "unlabelled"))
+            }
+            return counts
         }
     }
 
@@ -120,18 +124,25 @@ public final class ConversationRepository: @unchecked Sendable {
 
     /// Speakers in label order ("Speaker 2" before "Speaker 10").
     public func speakers(conversationID: String) throws -> [SessionSpeaker] {
+        try speakers(conversationIDs: [conversationID])[conversationID] ?? []
+    }
+
+    /// Speakers of several conversations in one query, each list in label order.
+    public func speakers(conversationIDs: [String]) throws -> [String: [SessionSpeaker]] {
         try withConnection { connection in
-            try connection.query("""
-                SELECT label, display_name, merged_into, first_seen_seconds FROM speakers WHERE conversation_id = $1
-                ORDER BY length(label), label
-                """, [conversationID]).rows.map { row in
-                SessionSpeaker(
+            var speakers: [String: [SessionSpeaker]] = [:]
+            for row in try connection.query("""
+                SELECT conversation_id, label, display_name, merged_into, first_seen_seconds FROM speakers
+                WHERE conversation_id = ANY($1::text[]) ORDER BY conversation_id, length(label), label
+                """, [conversationIDs]).rows {
+                speakers[try row.decode(String.self, column: "conversation_id"), default: []].append(SessionSpeaker(
                     label: try row.decode(String.self, column: "label"),
                     displayName: try row.decode(String?.self, column: "display_name"),
                     mergedInto: try row.decode(String?.self, column: "merged_into"),
                     firstSeenSeconds: try row.decode(Double?.self, column: "first_seen_seconds")
-                )
+                ))
             }
+            return speakers
         }
     }
 

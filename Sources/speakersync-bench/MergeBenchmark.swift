@@ -1,4 +1,5 @@
 import MeetingSynth
+import SpeakerSyncClient
 import TranscriptMerge
 
 /// Transcript-merge benchmark: `words` ASR words against `turns` speaker turns on one synthetic timeline,
@@ -44,7 +45,7 @@ func runMergeBenchmark(words wordCount: Int, turns turnCount: Int, incrementSeco
         batchDelta = batch.apply(results: batchResults, turns: data.turns)
     }
     batchResults = []
-    let batchSeconds = seconds(batchDuration)
+    let batchSeconds = batchDuration.seconds
     lines.append("(a) batch apply: \(format(batchSeconds, 3)) s, "
         + "\(format(Double(data.words.count) / batchSeconds, 0)) words/s; delta: \(batchDelta.upserted.count) utterances, "
         + "\(batchDelta.changedWords.count) changed words; unlabelled \(batch.unlabelledWordCount)")
@@ -72,7 +73,7 @@ func runMergeBenchmark(words wordCount: Int, turns turnCount: Int, incrementSeco
         }
         costs.append(nanoseconds(clock.now - before))
     }
-    let liveSeconds = seconds(clock.now - start)
+    let liveSeconds = (clock.now - start).seconds
     let mergeSeconds = Double(costs.reduce(0, +)) / 1e9
     let tenth = max(1, costs.count / 10)
     let firstTenth = Double(costs.prefix(tenth).reduce(0, +)) / Double(tenth) / 1000
@@ -136,10 +137,6 @@ struct MergeBenchmarkData {
             turnStart = max(0, turnStart)
         }
     }
-}
-
-private func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
 }
 
 private func nanoseconds(_ duration: Duration) -> Int64 {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PostgresClient
+import SpeakerSyncClient
 import SpeakerSyncStore
 import Synchronization
 import TranscriptMerge
@@ -79,8 +80,7 @@ struct PersistBench: ParsableCommand {
             round += 1
         }
         writer.flush(timeoutSeconds: 120)
-        let elapsed = (ContinuousClock.now - started).components
-        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        let seconds = (ContinuousClock.now - started).seconds
         let after = writer.statistics
         let commits = after.commits - before.commits
         let rows = after.wordRows - before.wordRows

@@ -25,31 +25,39 @@ func waitForTermination() async {
     signal(SIGTERM, SIG_IGN)
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
         let queue = DispatchQueue(label: "speakersync.signals")
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-        let resumed = ResumeOnce(continuation)
-        for source in sources {
-            source.setEventHandler { resumed.resume() }
+        let waiter = TerminationWaiter(continuation)
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { waiter.resume() }
+            waiter.keep(source)
             source.resume()
         }
-        SignalSources.keep(sources)
     }
 }
 
-/// Keeps signal sources alive for the process lifetime.
-enum SignalSources {
-    nonisolated(unsafe) private static var retained: [any DispatchSourceSignal] = []
-    static func keep(_ sources: [any DispatchSourceSignal]) { retained += sources }
-}
-
-final class ResumeOnce: @unchecked Sendable {
+/// Resumes the waiting task once, on the first signal. The signal sources' handlers hold this
+/// object and it holds them, so they live exactly as long as the wait (cancelled on resume).
+final class TerminationWaiter: @unchecked Sendable {
     private var continuation: CheckedContinuation<Void, Never>?
+    private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
+
     init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
+
+    func keep(_ source: any DispatchSourceSignal) {
+        lock.lock()
+        sources.append(source)
+        lock.unlock()
+    }
+
     func resume() {
         lock.lock()
         let pending = continuation
         continuation = nil
+        let retained = sources
+        sources = []
         lock.unlock()
+        for source in retained { source.cancel() }
         pending?.resume()
     }
 }

@@ -92,8 +92,9 @@ private func persist(_ writer: StoreWriter, _ id: String, _ build: (inout Persis
         #expect(loaded.speakers == [SessionSpeaker(label: "Speaker 1", firstSeenSeconds: 0.4)])
         #expect(loaded.keyLabels == ["device/A": "Speaker 1"])
         #expect(try repository.load(conversationID: "missing") == nil)
-        let counts = try repository.wordCounts(conversationID: "c1")
-        #expect(counts.total == 3 && counts.unlabelled == 1)
+        let counts = try repository.wordCounts(conversationIDs: ["c1", "missing"])
+        #expect(counts["c1"]?.total == 3 && counts["c1"]?.unlabelled == 1)
+        #expect(counts["missing"] == nil)
     }
 
     @Test func laterStepsWinAndRemovalsDeleteRows() throws {

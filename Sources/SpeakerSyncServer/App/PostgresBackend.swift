@@ -49,11 +49,12 @@ final class PostgresBackend: SessionStore, ConversationReader, Sendable {
         let records = try repository.listConversations(deviceID: deviceID, limit: limit + 1, before: before)
         let page = Array(records.prefix(limit))
         let next = records.count > limit ? page.last.map { Data("\($0.startedAtText)|\($0.state.id)".utf8).base64EncodedString() } : nil
-        return ConversationPage(conversations: try page.map(summary), nextCursor: next)
+        return ConversationPage(conversations: try summaries(page), nextCursor: next)
     }
 
     func conversation(id: String) throws -> ConversationSummary? {
-        try repository.conversation(id: id).map(summary)
+        guard let record = try repository.conversation(id: id) else { return nil }
+        return try summaries([record]).first
     }
 
     func transcript(id: String) throws -> TranscriptDocument? {
@@ -84,14 +85,20 @@ final class PostgresBackend: SessionStore, ConversationReader, Sendable {
         try repository.checkHealth()
     }
 
-    private func summary(_ record: ConversationRecord) throws -> ConversationSummary {
-        let counts = try repository.wordCounts(conversationID: record.state.id)
-        return ConversationSummary(
-            id: record.state.id, deviceID: record.state.deviceID, provider: record.state.provider,
-            sampleRate: record.state.sampleRate, status: record.state.status.rawValue,
-            audioSeconds: record.state.audioSeconds, startedAt: record.startedAt, endedAt: record.endedAt,
-            wordCount: counts.total, unlabelledWordCount: counts.unlabelled,
-            speakers: try repository.speakers(conversationID: record.state.id)
-        )
+    /// Summaries of a page of conversations: word counts and speakers come in one query each.
+    private func summaries(_ records: [ConversationRecord]) throws -> [ConversationSummary] {
+        let ids = records.map(\.state.id)
+        let counts = try repository.wordCounts(conversationIDs: ids)
+        let speakers = try repository.speakers(conversationIDs: ids)
+        return records.map { record in
+            let count = counts[record.state.id] ?? (0, 0)
+            return ConversationSummary(
+                id: record.state.id, deviceID: record.state.deviceID, provider: record.state.provider,
+                sampleRate: record.state.sampleRate, status: record.state.status.rawValue,
+                audioSeconds: record.state.audioSeconds, startedAt: record.startedAt, endedAt: record.endedAt,
+                wordCount: count.total, unlabelledWordCount: count.unlabelled,
+                speakers: speakers[record.state.id] ?? []
+            )
+        }
     }
 }
