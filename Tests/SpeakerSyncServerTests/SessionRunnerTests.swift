@@ -16,6 +16,8 @@ import SpeakerSyncClient
 @Suite struct SessionRunnerTests {
     let store = InMemorySessionStore()
     let transport = RecordingTransport()
+    /// Shared by every runner of a test, as in the server: a reconnect must find the old session.
+    let claims = ConversationClaims()
     let plugins = PluginRegistry(directory: ResourceLocator.pluginsDirectory(nil), logger: Logger(label: "test"))
     private static let nextConnection = Atomic<UInt64>(1)
 
@@ -26,7 +28,7 @@ import SpeakerSyncClient
         config.knownProviders = Set(plugins.providers.map(\.id))
         config.idleIntervalSeconds = idleIntervalSeconds
         let environment = SessionEnvironment(
-            transport: transport, store: store, plugins: plugins, claims: ConversationClaims(), merge: .default,
+            transport: transport, store: store, plugins: plugins, claims: claims, merge: .default,
             protocolConfig: config, serverVersion: "test", logger: logger
         )
         let id = ConnectionID(rawValue: Self.nextConnection.add(1, ordering: .relaxed).newValue)

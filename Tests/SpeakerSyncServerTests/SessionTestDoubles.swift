@@ -17,10 +17,12 @@ final class InMemorySessionStore: SessionStore {
     }
     let conversations = Mutex<[String: Conversation]>([:])
     let failWrites = Atomic<Bool>(false)
+    /// Completions run here, in order, as `SessionStore` promises (and `StoreWriter` does).
+    private let completions = DispatchQueue(label: "in-memory-store.completions")
 
     func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         if failWrites.load(ordering: .relaxed) {
-            completion(.failure(CocoaError(.fileWriteUnknown)))
+            completions.async { completion(.failure(CocoaError(.fileWriteUnknown))) }
             return
         }
         conversations.withLock { all in
@@ -35,7 +37,7 @@ final class InMemorySessionStore: SessionStore {
             for speaker in step.speakers { all[conversationID]!.speakers[speaker.label] = speaker }
             for (key, label) in step.keyLabels { all[conversationID]!.keyLabels[key] = label }
         }
-        DispatchQueue.global().async { completion(.success(())) }
+        completions.async { completion(.success(())) }
     }
 
     func load(conversationID: String) throws -> StoredConversation? {

@@ -4,6 +4,8 @@ import TranscriptMerge
 /// The persistence a session needs. The server binds it to PostgreSQL (`PostgresSessionStore`).
 public protocol SessionStore: Sendable {
     /// Queues a step; `completion` runs once it is committed (or failed), on an arbitrary thread.
+    /// Completions for one conversation run in the order its steps were queued: the session sends
+    /// transcript deltas in that order, and a later delta applied before an earlier one would undo it.
     func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// Loads a conversation for resuming; nil when it does not exist. Blocking; never on the lws thread.
     func load(conversationID: String) throws -> StoredConversation?
