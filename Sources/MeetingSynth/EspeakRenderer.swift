@@ -7,10 +7,7 @@ import Synchronization
 /// Per-word calls are what make the truth exact: each word's audio is known in isolation, so its
 /// start and end on the meeting timeline are wherever the synthesizer places it.
 struct EspeakRenderer: Sendable {
-    struct Key: Hashable, Sendable {
-        var voice: VoiceSpec
-        var word: String
-    }
+    typealias Key = WordKey
 
     let executable: URL
     let config: SynthConfig
@@ -18,7 +15,7 @@ struct EspeakRenderer: Sendable {
 
     init(config: SynthConfig) throws {
         self.config = config
-        executable = try Self.resolve(config.espeakExecutable)
+        executable = try ExecutableLocator.resolve(config.espeakExecutable, notFound: .espeakNotFound, package: "espeak-ng")
     }
 
     /// Renders every key once, in parallel; the result is keyed so order of completion cannot matter.
@@ -82,21 +79,5 @@ struct EspeakRenderer: Sendable {
             throw SynthError(.espeakFailed, "espeak-ng produced silence for '\(key.word)' (\(key.voice.voice))")
         }
         return word
-    }
-
-    static func resolve(_ executable: String) throws -> URL {
-        let fm = FileManager.default
-        if executable.contains("/") {
-            guard fm.isExecutableFile(atPath: executable) else {
-                throw SynthError(.espeakNotFound, "\(executable) is not executable")
-            }
-            return URL(fileURLWithPath: executable)
-        }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        for dir in path.split(separator: ":") {
-            let candidate = "\(dir)/\(executable)"
-            if fm.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
-        }
-        throw SynthError(.espeakNotFound, "\(executable) not found in PATH (apt-get install espeak-ng)")
     }
 }

@@ -2,11 +2,11 @@ import Foundation
 
 /// Turns a `MeetingScript` into 16 kHz audio with exact word and turn times.
 ///
-/// Each distinct (voice, word) is spoken by its own espeak-ng call, trimmed to its voiced span and then
+/// Each distinct (voice, word) is spoken in isolation by espeak-ng or Festival (per the voice), trimmed to its voiced span and then
 /// placed on the timeline; the truth is therefore where the synthesizer put the samples, not an
 /// estimate. Every random choice (gaps, pauses, overlaps, noise) is drawn on the calling thread from
 /// generators derived from `seed`, so the same script and seed give byte-identical audio however the
-/// espeak-ng processes are scheduled.
+/// synthesiser processes are scheduled.
 public struct MeetingSynthesizer: Sendable {
     public let config: SynthConfig
     public static let sampleRate = 16_000
@@ -15,7 +15,7 @@ public struct MeetingSynthesizer: Sendable {
         self.config = config
     }
 
-    /// Synthesises `script`; throws `SynthError` for an invalid script or an espeak-ng failure.
+    /// Synthesises `script`; throws `SynthError` for an invalid script or a synthesiser failure.
     public func synthesize(_ script: MeetingScript, seed: UInt64) throws -> SynthesizedMeeting {
         let voices = Dictionary(script.speakers.map { ($0.id, $0.voice) }, uniquingKeysWith: { first, _ in first })
         guard voices.count == script.speakers.count else {
@@ -32,15 +32,15 @@ public struct MeetingSynthesizer: Sendable {
         }
 
         // 1. Audio for each distinct (voice, word), rendered concurrently, cached for this synthesis.
-        var keys: [EspeakRenderer.Key] = []
-        var seen = Set<EspeakRenderer.Key>()
+        var keys: [WordKey] = []
+        var seen = Set<WordKey>()
         for turn in script.turns {
             for word in turn.words {
-                let key = EspeakRenderer.Key(voice: voices[turn.speaker]!, word: word)
+                let key = WordKey(voice: voices[turn.speaker]!, word: word)
                 if seen.insert(key).inserted { keys.append(key) }
             }
         }
-        let rendered = try EspeakRenderer(config: config).render(keys)
+        let rendered = try WordRenderer(config: config).render(keys)
 
         // 2. Timeline, in samples.
         let rate = Self.sampleRate
@@ -69,7 +69,7 @@ public struct MeetingSynthesizer: Sendable {
             for (wordIndex, text) in turn.words.enumerated() {
                 let gap = samples(timing.uniform(config.intraTurnGapSeconds))
                 if wordIndex > 0 { cursor += gap }
-                let audio = rendered[EspeakRenderer.Key(voice: voices[turn.speaker]!, word: text)]!
+                let audio = rendered[WordKey(voice: voices[turn.speaker]!, word: text)]!
                 placements.append((cursor, audio))
                 words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
                                        endSeconds: Double(cursor + audio.count) / Double(rate),

@@ -19,6 +19,8 @@ public struct SynthConfig: Sendable, Equatable {
     public var trimRelativeToPeak: Float
     /// espeak-ng executable: a path, or a name looked up in PATH.
     public var espeakExecutable: String
+    /// festival executable: a path, or a name looked up in PATH.
+    public var festivalExecutable: String
     /// espeak-ng processes run at once (each call is ~10 ms, mostly process start-up).
     public var maxConcurrentProcesses: Int
 
@@ -27,7 +29,8 @@ public struct SynthConfig: Sendable, Equatable {
                 overlapProbability: Double = 0, overlapSeconds: ClosedRange<Double> = 0.3 ... 0.8,
                 leadInSeconds: Double = 0.5, tailSeconds: Double = 0.5, noise: NoiseConfig? = nil,
                 trimFloor: Float = 0.003, trimRelativeToPeak: Float = 0.02,
-                espeakExecutable: String = "espeak-ng", maxConcurrentProcesses: Int = 4) {
+                espeakExecutable: String = "espeak-ng", festivalExecutable: String = "festival",
+                maxConcurrentProcesses: Int = 4) {
         self.intraTurnGapSeconds = intraTurnGapSeconds
         self.interTurnPauseSeconds = interTurnPauseSeconds
         self.overlapProbability = overlapProbability
@@ -38,6 +41,7 @@ public struct SynthConfig: Sendable, Equatable {
         self.trimFloor = trimFloor
         self.trimRelativeToPeak = trimRelativeToPeak
         self.espeakExecutable = espeakExecutable
+        self.festivalExecutable = festivalExecutable
         self.maxConcurrentProcesses = maxConcurrentProcesses
     }
 

@@ -7,6 +7,10 @@ public struct SynthError: Error, Sendable, Equatable, CustomStringConvertible {
         case espeakNotFound = "espeak_not_found"
         /// espeak-ng ran but failed or produced no usable audio.
         case espeakFailed = "espeak_failed"
+        /// The festival executable was not found.
+        case festivalNotFound = "festival_not_found"
+        /// Festival ran but failed (a missing voice package, for one) or produced no usable audio.
+        case festivalFailed = "festival_failed"
         /// Writing an output file failed.
         case io = "io_error"
         /// A truth file (RTTM, words JSON) could not be parsed.

@@ -49,9 +49,39 @@ public struct ServerMessageEncoder: Sendable {
             writer.key("code"); writer.string(error.code.rawValue)
             writer.key("message"); writer.string(error.message)
             writer.key("fatal"); writer.bool(error.fatal)
+        case .stats(let stats):
+            writer.key("type"); writer.string("stats")
+            writer.key("audio_seconds"); writer.number(stats.audioSeconds)
+            writer.key("words"); writer.integer(stats.wordCount)
+            writer.key("unlabelled_words"); writer.integer(stats.unlabelledWordCount)
+            writer.key("speakers"); writer.integer(stats.speakerCount)
+            writer.key("first_label_latency_seconds"); numbers(stats.firstLabelLatenciesSeconds, to: &writer)
+            writer.key("final_label_latency_seconds"); numbers(stats.finalLabelLatenciesSeconds, to: &writer)
+            writer.key("chunk_processing_seconds"); numbers(stats.chunkProcessingSeconds, to: &writer)
+            writer.key("real_time_factor"); writer.optionalNumber(stats.realTimeFactor)
+            writer.key("live_turns"); turns(stats.liveTurns, to: &writer)
+            writer.key("final_turns"); turns(stats.finalTurns, to: &writer)
         }
         writer.endObject()
         return writer.text
+    }
+
+    private func numbers(_ values: [Double], to writer: inout JSONTextWriter) {
+        writer.beginArray()
+        for value in values { writer.number(value) }
+        writer.endArray()
+    }
+
+    private func turns(_ turns: [WireTurn], to writer: inout JSONTextWriter) {
+        writer.beginArray()
+        for turn in turns {
+            writer.beginObject()
+            writer.key("speaker"); writer.string(turn.speaker)
+            writer.key("start"); writer.number(turn.startSeconds)
+            writer.key("end"); writer.number(turn.endSeconds)
+            writer.endObject()
+        }
+        writer.endArray()
     }
 
     private func write(_ utterance: WireUtterance, to writer: inout JSONTextWriter) {

@@ -52,6 +52,8 @@ public struct StreamReport: Sendable {
     public var messages: [(seconds: Double, text: String)]
     /// The server's `session` message (JSON text).
     public var sessionMessage: String
+    /// The server's `stats` message (JSON text), sent at finalize.
+    public var statsMessage: String?
 }
 
 public struct DeviceStreamError: Error, CustomStringConvertible, Sendable {
@@ -178,6 +180,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         var closed = false
         var closeCode: UInt16?
         var session: String?
+        var stats: String?
         var transcript = LiveTranscript()
         var errors: [(code: String, message: String)] = []
         var messages: [(seconds: Double, text: String)] = []
@@ -203,6 +206,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
             state.messages.append(((now - began).seconds, text))
             switch object["type"] as? String {
             case "session": state.session = text
+            case "stats": state.stats = text
             case "error": state.errors.append((object["code"] as? String ?? "?", object["message"] as? String ?? ""))
             default:
                 for word in state.transcript.apply(object) {
@@ -271,7 +275,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
             StreamReport(
                 conversationID: conversationID, transcript: state.transcript, errors: state.errors,
                 closeCode: state.closeCode, wordUpdateLatencies: state.latencies, messages: state.messages,
-                sessionMessage: session
+                sessionMessage: session, statsMessage: state.stats
             )
         }
     }

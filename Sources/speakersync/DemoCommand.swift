@@ -42,7 +42,7 @@ struct DemoCommand: AsyncParsableCommand {
 
         let script = try MeetingScript.generate(seed: seed, speakerCount: speakers, turnCount: turns)
         let meeting = try MeetingSynthesizer().synthesize(script, seed: seed)
-        print("Synthesised a \(String(format: "%.1f", meeting.durationSeconds)) s meeting: \(speakers) espeak-ng voices, \(meeting.words.count) words with exact times (seed \(seed)).")
+        print("Synthesised a \(String(format: "%.1f", meeting.durationSeconds)) s meeting: \(speakers) voices (espeak-ng and Festival), \(meeting.words.count) words with exact times (seed \(seed)).")
 
         var streamConfig = DeviceStreamConfig(url: "ws://127.0.0.1:\(port)/v1/listen", provider: provider, deviceID: "demo-device")
         streamConfig.speed = speed

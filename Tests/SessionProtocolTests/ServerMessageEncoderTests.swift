@@ -110,6 +110,27 @@ import Testing
         }
     }
 
+    @Test func statsRoundTrips() throws {
+        let stats = SessionStats(
+            audioSeconds: 30.5, wordCount: 3, unlabelledWordCount: 1, speakerCount: 2,
+            firstLabelLatenciesSeconds: [0.25, 1.5], finalLabelLatenciesSeconds: [0.25, 4],
+            chunkProcessingSeconds: [0.001, 0.002], realTimeFactor: nil,
+            liveTurns: [WireTurn(speaker: "Speaker 1", startSeconds: 0, endSeconds: 1.5)],
+            finalTurns: [WireTurn(speaker: "Speaker 2", startSeconds: 0.5, endSeconds: 2)])
+        let object = try foundationObject(encoder.encode(.stats(stats)))
+        #expect(object["type"] as? String == "stats")
+        #expect(double(object["audio_seconds"]) == 30.5)
+        #expect(object["words"] as? Int == 3 && object["unlabelled_words"] as? Int == 1 && object["speakers"] as? Int == 2)
+        #expect((object["first_label_latency_seconds"] as? [NSNumber])?.map(\.doubleValue) == [0.25, 1.5])
+        #expect((object["final_label_latency_seconds"] as? [NSNumber])?.map(\.doubleValue) == [0.25, 4])
+        #expect((object["chunk_processing_seconds"] as? [NSNumber])?.map(\.doubleValue) == [0.001, 0.002])
+        #expect(object["real_time_factor"] is NSNull)
+        let live = try #require(object["live_turns"] as? [[String: Any]])
+        #expect(live.count == 1 && live[0]["speaker"] as? String == "Speaker 1" && double(live[0]["end"]) == 1.5)
+        let final = try #require(object["final_turns"] as? [[String: Any]])
+        #expect(final.count == 1 && final[0]["speaker"] as? String == "Speaker 2" && double(final[0]["start"]) == 0.5)
+    }
+
     @Test func outputIsDeterministicWithFixedFieldOrder() {
         let first = encoder.encode(.transcript(Self.sampleTranscript))
         let second = ServerMessageEncoder().encode(.transcript(Self.sampleTranscript))

@@ -170,7 +170,13 @@ import WebSocketTransport
             words: allWords.filter { $0.endSeconds <= cutSeconds },
             segments: segments.filter { $0.endSeconds <= cutSeconds }
         )
-        let (_, interrupted) = try server.json("/v1/conversations/\(firstReport.conversationID)")
+        // The server stores the interrupted session after it notices the disconnect: wait (bounded) for it.
+        var interrupted: [String: Any] = [:]
+        for _ in 0 ..< 200 {
+            interrupted = try server.json("/v1/conversations/\(firstReport.conversationID)").1
+            if interrupted["status"] as? String == "interrupted" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(interrupted["status"] as? String == "interrupted")
 
         var second = DeviceStreamConfig(url: server.ws, provider: "device", deviceID: "phone-r")

@@ -21,7 +21,7 @@ import SpeakerSyncClient
     let plugins = PluginRegistry(directory: ResourceLocator.pluginsDirectory(nil), logger: Logger(label: "test"))
     private static let nextConnection = Atomic<UInt64>(1)
 
-    func makeRunner(idleIntervalSeconds: Double = 30) -> SessionRunner {
+    func makeRunner(idleIntervalSeconds: Double = 300) -> SessionRunner {
         var logger = Logger(label: "session-test")
         logger.logLevel = .warning
         var config = SessionConfig.default
@@ -227,6 +227,24 @@ import SpeakerSyncClient
         let pairs = meeting.words.enumerated().map { index, word in (truth: word.speaker, hypothesis: live[word.text + "#\(index)"]?.speaker ?? nil) }
         let agreement = WordSpeakerAgreement(pairs: pairs)
         #expect(agreement.unlabelledCount == 0)
-        #expect(agreement.accuracy >= 0.9, "energy baseline on two espeak voices: \(agreement)")
+        #expect(agreement.accuracy >= 0.9, "energy baseline on two synthetic voices: \(agreement)")
+
+        // The stats message: after the final transcript, before the close, measuring this session.
+        let stats = try #require(messages.last { $0["type"] as? String == "stats" })
+        let finalIndex = try #require(messages.lastIndex { $0["type"] as? String == "transcript" && $0["final"] as? Bool == true })
+        #expect(messages.firstIndex { $0["type"] as? String == "stats" }! > finalIndex)
+        #expect(abs((stats["audio_seconds"] as? Double ?? 0) - meeting.durationSeconds) < 0.01)
+        #expect(stats["words"] as? Int == meeting.words.count)
+        let chunks = try #require(stats["chunk_processing_seconds"] as? [Double])
+        #expect(chunks.count == (bytes.count + 3199) / 3200)
+        let first = try #require(stats["first_label_latency_seconds"] as? [Double])
+        let final = try #require(stats["final_label_latency_seconds"] as? [Double])
+        #expect(first.count == meeting.words.count && final.count == first.count)
+        #expect(zip(first, final).allSatisfy { $0 >= 0 && $1 >= $0 })
+        #expect((stats["real_time_factor"] as? Double).map { $0 > 0 } == true)
+        let finalTurns = try #require(stats["final_turns"] as? [[String: Any]])
+        let liveTurns = try #require(stats["live_turns"] as? [[String: Any]])
+        #expect(!finalTurns.isEmpty && !liveTurns.isEmpty)
+        #expect(Set(finalTurns.compactMap { $0["speaker"] as? String }).isSubset(of: Set(live.values.compactMap(\.speaker)).union(["Speaker 1", "Speaker 2", "Speaker 3"])))
     }
 }

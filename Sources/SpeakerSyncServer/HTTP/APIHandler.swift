@@ -41,7 +41,9 @@ final class APIHandler: HTTPHandler, Sendable {
         switch route {
         case .health:
             try reader.checkHealth()
-            return Self.json(["status": "ok", "database": "ok"])
+            var health: [String: Any] = ["status": "ok", "database": "ok"]
+            if let resident = ProcessMemory.residentBytes() { health["resident_bytes"] = resident }
+            return Self.json(health)
         case .providers:
             return Self.json([
                 "providers": plugins.providers.map { provider -> [String: Any] in

@@ -23,9 +23,12 @@ struct LiveSession {
     var inputSampleCount = 0
     var finalized = false
     private var savedAudioSeconds: Double
-    private(set) var chunkCount = 0
     private(set) var processingSeconds = 0.0
-    private(set) var maxChunkSeconds = 0.0
+    /// Provider time per audio frame, for `stats` (8 bytes per frame: an hour in 100 ms frames is 288 KB).
+    private(set) var chunkProcessingSeconds: [Double] = []
+    var labelLatency = LabelLatencyTracker()
+    var liveTurns = LiveTurnTimeline()
+    private let clockOrigin = ContinuousClock.now
 
     init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig) {
         self.request = request
@@ -65,9 +68,27 @@ struct LiveSession {
 
     mutating func recordProcessing(_ duration: Duration) {
         let seconds = duration.seconds
-        chunkCount += 1
         processingSeconds += seconds
-        maxChunkSeconds = max(maxChunkSeconds, seconds)
+        chunkProcessingSeconds.append(seconds)
+    }
+
+    /// Monotonic seconds since the session started, for the latency tracker.
+    var nowSeconds: Double { (ContinuousClock.now - clockOrigin).seconds }
+
+    /// What `stats` reports at finalize.
+    func stats() -> SessionStats {
+        let audio = audioEndSeconds - audioOffsetSeconds
+        let latencies = labelLatency.latencies()
+        return SessionStats(
+            audioSeconds: audio, wordCount: merger.words.count, unlabelledWordCount: merger.unlabelledWordCount,
+            speakerCount: speakers.activeSpeakers.count,
+            firstLabelLatenciesSeconds: latencies.first, finalLabelLatenciesSeconds: latencies.final,
+            chunkProcessingSeconds: chunkProcessingSeconds,
+            realTimeFactor: chunkProcessingSeconds.isEmpty || audio <= 0 ? nil : processingSeconds / audio,
+            liveTurns: liveTurns.segments.map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
+            finalTurns: merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) }
+                .map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        )
     }
 
     var summaryMetadata: Logger.Metadata {

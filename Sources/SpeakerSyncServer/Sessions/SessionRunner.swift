@@ -225,6 +225,7 @@ final class SessionRunner: @unchecked Sendable {
     private func audio(_ samples: [Float]) {
         guard live != nil, !live!.finalized else { return }
         live!.inputSampleCount += samples.count
+        live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
         guard let engine = live!.engine else { return }
         let started = ContinuousClock.now
         do {
@@ -239,7 +240,10 @@ final class SessionRunner: @unchecked Sendable {
 
     private func words(_ message: WordsMessage) {
         guard live != nil else { return }
+        let arrived = message.words.indices.map { (id: WordID(message.resultID, $0), endSeconds: message.words[$0].endSeconds) }
+        live!.labelLatency.wordsArrived(arrived, at: live!.nowSeconds)
         let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
+        if !delta.removedWords.isEmpty { live!.labelLatency.wordsRemoved(delta.removedWords) }
         commit(delta)
     }
 
@@ -262,6 +266,7 @@ final class SessionRunner: @unchecked Sendable {
             turns.append(SpeakerTurn(id: id, speaker: label, startSeconds: segment.startSeconds, endSeconds: segment.endSeconds, confidence: segment.confidence))
         }
         step.upsertedTurns = turns.map { (ProviderDescriptor.deviceID, $0) }
+        live!.liveTurns.published(turns)
         let delta = live!.merger.upsertTurns(turns)
         commit(delta, step: step)
     }
@@ -292,7 +297,10 @@ final class SessionRunner: @unchecked Sendable {
             step.upsertedTurns.append((provider, mapped))
         }
         var delta = removals.isEmpty ? TranscriptDelta() : live!.merger.removeTurns(ids: removals)
-        if !upserts.isEmpty { delta = delta.followed(by: live!.merger.upsertTurns(upserts)) }
+        if !upserts.isEmpty {
+            live!.liveTurns.published(upserts)
+            delta = delta.followed(by: live!.merger.upsertTurns(upserts))
+        }
         commit(delta, step: step)
     }
 
@@ -332,6 +340,7 @@ final class SessionRunner: @unchecked Sendable {
             run(machine.finalizeCompleted())
             return
         }
+        live!.labelLatency.audioEnded(at: live!.nowSeconds)
         drainProvider(finalizing: true)
         live!.finalized = true
         live!.conversation.status = .finalized
@@ -342,6 +351,7 @@ final class SessionRunner: @unchecked Sendable {
             guard let live else { return }
             run(machine.send(.speakers(wireSpeakers(live.speakers))))
             sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
+            run(machine.send(.stats(self.live!.stats())))
             logger.info("session finalized", metadata: live.summaryMetadata)
             release()
             run(machine.finalizeCompleted())
@@ -462,7 +472,9 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     private func sendUtterances(_ utterances: [Utterance], removed: [UtteranceID], stored: Bool, isFinal: Bool) {
-        guard let live else { return }
+        guard live != nil else { return }
+        live!.labelLatency.labelsSent(utterances.flatMap { $0.words.map { (id: $0.id, speaker: $0.speaker) } }, at: live!.nowSeconds)
+        let live = self.live!
         let wire = utterances.map { utterance in
             WireUtterance(
                 id: WireUtterance.wireID(utterance.id.rawValue), speaker: utterance.speaker,
