@@ -1,0 +1,41 @@
+/// The line splitting and number reading that RTTM and UEM share.
+enum TextFields {
+    /// Non-blank, non-comment lines with their 1-based numbers, split on spaces and tabs.
+    /// (`\r\n` is one Character in Swift, hence `isNewline` rather than splitting on `"\n"`.)
+    static func records(_ text: String) -> [(lineNumber: Int, fields: [Substring])] {
+        var records: [(Int, [Substring])] = []
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let fields = rawLine.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let first = fields.first, !first.hasPrefix(";;"), !first.hasPrefix("#") else { continue }
+            records.append((index + 1, fields))
+        }
+        return records
+    }
+
+    static func seconds(_ field: Substring, line: Int, name: String) throws(ScoringError) -> Double {
+        guard let value = Double(field), value.isFinite else {
+            throw ScoringError(.invalidNumber, line: line, field: name, "'\(field)' is not a finite number of seconds")
+        }
+        return value
+    }
+
+    /// Milliseconds, as the reference tools write them; whole milliseconds so that start + duration
+    /// written separately still add up to the rounded end.
+    static func milliseconds(_ seconds: Double) -> Int64 {
+        guard seconds.isFinite else { return 0 }
+        return Int64((seconds * 1000).rounded())
+    }
+
+    static func format(milliseconds: Int64) -> String {
+        let sign = milliseconds < 0 ? "-" : ""
+        let magnitude = milliseconds.magnitude
+        let fraction = String(magnitude % 1000)
+        return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// Fields are separated by whitespace, so whitespace inside a name becomes `_`.
+    static func token(_ name: String) -> String {
+        let cleaned = String(name.map { $0.isWhitespace ? "_" : $0 })
+        return cleaned.isEmpty ? "_" : cleaned
+    }
+}

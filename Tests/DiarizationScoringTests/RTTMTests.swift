@@ -1,0 +1,74 @@
+import DiarizationScoring
+import Testing
+
+@Suite struct RTTMTests {
+    @Test func parsesSpeakerLinesKeyedByFileAndSkipsOtherRecords() throws {
+        let text = """
+        ;; a comment
+        SPKR-INFO f1 1 <NA> <NA> <NA> unknown alice <NA> <NA>
+        SPEAKER f1 1 0.500 1.250 <NA> <NA> alice <NA> <NA>
+
+        SPEAKER f2 1 3.000 0.000 <NA> <NA> bob <NA> <NA>\r
+        SPEAKER\tf1\t1\t2.000\t1.000\t<NA>\t<NA>\tbob\t<NA>\t<NA>
+        """
+        let files = try RTTM.parse(text)
+        #expect(files["f1"] == [
+            SpeakerSegment(speaker: "alice", startSeconds: 0.5, endSeconds: 1.75),
+            SpeakerSegment(speaker: "bob", startSeconds: 2, endSeconds: 3),
+        ])
+        #expect(files["f2"] == [SpeakerSegment(speaker: "bob", startSeconds: 3, endSeconds: 3)])
+    }
+
+    @Test func errorsNameTheLineAndTheField() {
+        #expect(throws: ScoringError(.invalidNumber, line: 2, field: "tdur", "'x' is not a finite number of seconds")) {
+            try RTTM.parse("SPEAKER f 1 0 1 <NA> <NA> a <NA> <NA>\nSPEAKER f 1 0 x <NA> <NA> a <NA> <NA>")
+        }
+        do {
+            _ = try RTTM.parse("\n\nSPEAKER f 1 0.5")
+            Issue.record("a short line must not parse")
+        } catch {
+            #expect(error.code == .missingField)
+            #expect(error.lineNumber == 3)
+            #expect(error.field == "tdur")
+            #expect(error.message.contains("line 3"))
+        }
+        do {
+            _ = try RTTM.parse("SPEAKER f 1 -1 2 <NA> <NA> a <NA> <NA>")
+            Issue.record("a negative start must not parse")
+        } catch {
+            #expect(error.code == .invalidInterval)
+            #expect(error.field == "tbeg")
+        }
+    }
+
+    @Test func renderRoundTripsAtMillisecondPrecision() throws {
+        let segments = [
+            SpeakerSegment(speaker: "spk one", startSeconds: 0.0004, endSeconds: 1.2346),
+            SpeakerSegment(speaker: "B", startSeconds: 12.5, endSeconds: 14),
+        ]
+        let text = RTTM.render(segments, fileID: "meeting 7")
+        #expect(text == """
+        SPEAKER meeting_7 1 0.000 1.235 <NA> <NA> spk_one <NA> <NA>
+        SPEAKER meeting_7 1 12.500 1.500 <NA> <NA> B <NA> <NA>
+
+        """)
+        let parsed = try #require(try RTTM.parse(text)["meeting_7"])
+        #expect(parsed.map(\.speaker) == ["spk_one", "B"])
+        #expect(abs(parsed[0].endSeconds - 1.235) < 1e-9)
+        #expect(parsed[1] == SpeakerSegment(speaker: "B", startSeconds: 12.5, endSeconds: 14))
+    }
+
+    @Test func uemParsesRendersAndRejectsReversedSpans() throws {
+        let spans = try UEM.parse("a NA 0.000 30.000\nb 1 5 7.5\na 1 40 50\n")
+        #expect(spans["a"] == [TimeSpan(startSeconds: 0, endSeconds: 30), TimeSpan(startSeconds: 40, endSeconds: 50)])
+        #expect(UEM.render(spans["b"] ?? [], fileID: "b") == "b 1 5.000 7.500\n")
+        do {
+            _ = try UEM.parse("a 1 5 4")
+            Issue.record("an end before its start must not parse")
+        } catch {
+            #expect(error.code == .invalidInterval)
+            #expect(error.field == "tend")
+            #expect(error.lineNumber == 1)
+        }
+    }
+}
