@@ -34,6 +34,7 @@ let package = Package(
         .target(name: "TranscriptMerge"),
         .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
         .target(name: "SpeakerSyncAudio"),
+        .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
         .target(name: "PostgresClient", dependencies: [
@@ -88,6 +89,7 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
+        .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
