@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
         .target(name: "SpeakerSyncAudio"),
         .target(name: "DiarizationScoring"),
+        .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
         .target(name: "PostgresClient", dependencies: [
@@ -90,6 +91,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "TestSupport"]),
+        .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
