@@ -61,8 +61,12 @@ let package = Package(
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "SpeakerSyncEval", dependencies: [
+            "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "speakersync", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeakerSyncEval",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -92,6 +96,10 @@ let package = Package(
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "TestSupport"]),
         .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SpeakerSyncEvalTests", dependencies: [
+            "SpeakerSyncEval", "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "SpeakerSyncServer",
+            "MeetingSynth", "WebSocketTransport", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",

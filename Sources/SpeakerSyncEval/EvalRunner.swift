@@ -1,0 +1,140 @@
+import Foundation
+import Logging
+import SpeakerSyncClient
+import Synchronization
+import WebSocketTransport
+
+/// How `EvalRunner` streams: where, with which provider, how fast, how many sessions at once.
+public struct EvalConfig: Sendable {
+    /// `ws://HOST:PORT` of a running server (HTTP is on the same port).
+    public var serverURL: String
+    public var provider: String
+    /// Multiple of real time; nil sends as fast as the server accepts (latency figures then mean little).
+    public var speed: Double?
+    /// Recordings streamed at once. Memory per session is the server's growth divided by this.
+    public var concurrency: Int
+    /// The start message's `options` (JSON text), e.g. speaker-count hints.
+    public var optionsJSON: String?
+    /// Audio per binary frame: a phone's 100 ms buffers.
+    public var chunkSeconds: Double
+    /// How often the server's resident memory is sampled through /healthz.
+    public var memoryPollSeconds: Double
+
+    public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {
+        self.serverURL = serverURL
+        self.provider = provider
+        self.speed = speed
+        self.concurrency = concurrency
+        self.optionsJSON = optionsJSON
+        self.chunkSeconds = 0.1
+        self.memoryPollSeconds = 0.1
+    }
+
+    var listenURL: String { serverURL + "/v1/listen" }
+    var healthURL: String { serverURL.replacingOccurrences(of: "ws://", with: "http://") + "/healthz" }
+}
+
+/// Streams recordings through a SpeakerSync server exactly as a device would (audio in 100 ms frames,
+/// ASR results once their audio has been sent plus the recogniser's delay, device turns for provider
+/// `device`), then scores the live and final results against the truth.
+public final class EvalRunner: Sendable {
+    private let config: EvalConfig
+    private let client: WebSocketClient
+    private let logger: Logger
+
+    public init(config: EvalConfig, client: WebSocketClient, logger: Logger) {
+        self.config = config
+        self.client = client
+        self.logger = logger
+    }
+
+    public func run(_ recordings: [EvalRecording], progress: @Sendable (FileEvaluation) -> Void = { _ in }) async throws -> EvalSummary {
+        var results: [FileEvaluation] = []
+        let width = max(1, config.concurrency)
+        for batchStart in stride(from: 0, to: recordings.count, by: width) {
+            let batch = Array(recordings[batchStart ..< min(recordings.count, batchStart + width)])
+            let memory = MemoryWatch(url: config.healthURL, interval: config.memoryPollSeconds)
+            let baseline = memory.start()
+            let streamed = try await withThrowingTaskGroup(of: (Int, StreamReport).self) { group in
+                for (index, recording) in batch.enumerated() {
+                    group.addTask { (index, try await self.stream(recording)) }
+                }
+                var reports = [StreamReport?](repeating: nil, count: batch.count)
+                for try await (index, report) in group { reports[index] = report }
+                return reports.map { $0! }
+            }
+            let peak = await memory.stop()
+            let perSession = baseline.flatMap { base in peak.map { max(0, $0 - base) / batch.count } }
+            for (recording, report) in zip(batch, streamed) {
+                guard let statsText = report.statsMessage, let stats = ReceivedStats(json: statsText) else {
+                    let detail = report.errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ")
+                    throw EvalError(.streamFailed, "\(recording.id): the server sent no stats (close code \(report.closeCode.map(String.init) ?? "none")) \(detail)")
+                }
+                let evaluation = FileEvaluation(
+                    recording: recording, transcript: report.transcript, stats: stats, memoryPerSessionBytes: perSession,
+                    errors: report.errors.map { "\($0.code): \($0.message)" })
+                progress(evaluation)
+                results.append(evaluation)
+            }
+        }
+        return EvalSummary(provider: config.provider, files: results)
+    }
+
+    private func stream(_ recording: EvalRecording) async throws -> StreamReport {
+        var streamConfig = DeviceStreamConfig(url: config.listenURL, provider: config.provider, deviceID: "speakersync-eval")
+        streamConfig.speed = config.speed
+        streamConfig.chunkSeconds = config.chunkSeconds
+        streamConfig.optionsJSON = config.optionsJSON
+        streamConfig.volatileResults = true
+        streamConfig.finalizeTimeoutSeconds = 600
+        let segments = config.provider == "device" ? recording.deviceSegments : []
+        do {
+            return try await DeviceStreamer(client: client, config: streamConfig, logger: logger)
+                .stream(audio: recording.audio.samples, sampleRate: recording.audio.sampleRate, words: recording.words, segments: segments)
+        } catch {
+            throw EvalError(.streamFailed, "\(recording.id): \(error)")
+        }
+    }
+}
+
+/// Samples the server's resident memory (`/healthz` → `resident_bytes`) in the background.
+final class MemoryWatch: Sendable {
+    private let url: String
+    private let interval: Double
+    private let peak = Mutex<Int?>(nil)
+    private let running = Atomic<Bool>(false)
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(url: String, interval: Double) {
+        self.url = url
+        self.interval = interval
+    }
+
+    func sample() -> Int? {
+        guard let response = try? SimpleHTTPClient.get(url, timeoutSeconds: 5), response.status == 200,
+              let object = response.json() as? [String: Any] else { return nil }
+        return (object["resident_bytes"] as? NSNumber)?.intValue
+    }
+
+    /// Returns the baseline and starts sampling.
+    func start() -> Int? {
+        let baseline = sample()
+        running.store(true, ordering: .relaxed)
+        task.withLock { $0 = Task.detached { [self] in
+            while running.load(ordering: .relaxed) {
+                if let value = sample() { peak.withLock { $0 = max($0 ?? value, value) } }
+                try? await Task.sleep(for: .seconds(interval))
+            }
+        } }
+        return baseline
+    }
+
+    /// Stops sampling; returns the peak seen (including one last sample).
+    func stop() async -> Int? {
+        running.store(false, ordering: .relaxed)
+        let running = task.withLock { $0 }
+        await running?.value
+        if let value = sample() { peak.withLock { $0 = max($0 ?? value, value) } }
+        return peak.withLock { $0 }
+    }
+}

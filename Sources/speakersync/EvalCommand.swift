@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import SpeakerSyncClient
+import SpeakerSyncEval
+import SpeakerSyncServer
+import WebSocketTransport
+
+struct EvalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Stream recordings through the server as a device would and score the result: DER, JER, WDER, speakers, latency, speed, memory.",
+        discussion: """
+        Uses the server at --url, or starts one on the embedded default. Each recording needs its words \
+        (--words DIR with <id>.json: `speakersync words`, or a synthetic set's words/) and reference \
+        turns (--rttm). DER is overlap-scored at collar 0 and 0.25 s with the optimal speaker mapping; \
+        live DER scores the turns as they were first published.
+        """
+    )
+
+    @Option(help: "Diarization provider to evaluate.")
+    var provider: String = "energy"
+
+    @Option(name: .customLong("audio"), help: "A .wav file or a folder of them (repeatable).")
+    var audio: [String]
+
+    @Option(name: .customLong("rttm"), help: "Reference RTTM file (repeatable).")
+    var rttm: [String]
+
+    @Option(name: .customLong("uem"), help: "UEM file of scored regions (repeatable).")
+    var uem: [String] = []
+
+    @Option(name: .customLong("words"), help: "Folder of words files <id>.json.")
+    var words: String?
+
+    @Option(name: .customLong("segments"), help: "Folder of device diarization <id>.rttm for provider 'device' (default: the reference turns, an oracle).")
+    var segments: String?
+
+    @Option(help: "Stream at this multiple of real time; 0 sends as fast as the server accepts.")
+    var speed: Double = 1
+
+    @Option(help: "Recordings streamed at once.")
+    var concurrency: Int = 1
+
+    @Option(help: "The start message's options object (JSON), e.g. '{\"num_speakers\": 2}'.")
+    var options: String?
+
+    @Option(help: "ws://HOST:PORT of a running server; without it one is started on the embedded default.")
+    var url: String?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @OptionGroup var server: ServerOptions
+
+    func validate() throws {
+        guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
+        guard speed >= 0 else { throw ValidationError("--speed must be 0 (as fast as possible) or positive") }
+    }
+
+    func run() async throws {
+        let recordings: [EvalRecording]
+        do {
+            recordings = try EvalCorpus.load(EvalCorpusSpec(
+                audioPaths: audio, rttmPaths: rttm, uemPaths: uem, wordsDirectory: words, deviceSegmentsDirectory: segments))
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
+        var app: SpeakerSyncApplication?
+        let serverURL: String
+        if let url {
+            serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+        } else {
+            var config = server.makeConfig()
+            if config.port == 8080 { config.port = 0 }
+            let started = SpeakerSyncApplication(config: config, logger: logger)
+            let port = try started.start()
+            app = started
+            serverURL = "ws://127.0.0.1:\(port)"
+        }
+        defer { app?.shutdown() }
+        let client = try WebSocketClient(logger: logger)
+        defer { client.shutdown() }
+        let config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
+                                concurrency: concurrency, optionsJSON: options)
+        let total = recordings.reduce(0) { $0 + $1.audioSeconds }
+        FileHandle.standardError.write(Data("eval: \(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once\n".utf8))
+        let summary: EvalSummary
+        do {
+            summary = try await EvalRunner(config: config, client: client, logger: logger).run(recordings) { file in
+                FileHandle.standardError.write(Data("  \(file.id): DER \(String(format: "%.1f", file.finalDERCollar.errorRate * 100)) % (collar 0.25)\n".utf8))
+            }
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        print(json ? EvalReportFormatter.json(summary) : EvalReportFormatter.table(summary))
+    }
+}
