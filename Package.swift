@@ -36,6 +36,7 @@ let package = Package(
         .target(name: "SpeakerSyncAudio"),
         .target(name: "DiarizationScoring"),
         .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
         .target(name: "PostgresClient", dependencies: [
@@ -96,6 +97,9 @@ let package = Package(
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "TestSupport"]),
         .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "StreamingDiarizationTests", dependencies: [
+            "StreamingDiarization", "SpeakerManager", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "SpeakerSyncEvalTests", dependencies: [
             "SpeakerSyncEval", "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "SpeakerSyncServer",
             "MeetingSynth", "WebSocketTransport", "TestSupport", .product(name: "Logging", package: "swift-log"),

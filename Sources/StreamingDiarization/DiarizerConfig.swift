@@ -1,0 +1,65 @@
+/// How the streaming diarizer cuts speech into frames, embeds them and decides speakers.
+public struct DiarizerConfig: Sendable, Equatable {
+    public var sampleRate: Int
+    /// Each speech region is cut into frames of this length; a frame is the unit that gets a speaker.
+    public var frameSeconds: Double
+    /// The audio embedded for a frame: a window of this length centred on it, clipped to its speech
+    /// region. Longer windows give steadier embeddings; the half beyond the frame is look-ahead latency.
+    public var windowSeconds: Double
+    /// Frames whose window holds less speech than this are labelled from their neighbours instead.
+    public var minWindowSeconds: Double
+    /// Online assignment: cosine distance within which a frame joins an existing speaker
+    /// (SpeakerManager's speakerThreshold, tuned for GE2E embeddings on ami-dev).
+    public var speakerThreshold: Float
+    /// Distance within which a frame also updates the speaker's profile.
+    public var embeddingThreshold: Float
+    /// Speech needed to create a new speaker online.
+    public var minNewSpeakerSeconds: Double
+    /// Offline re-clustering at finalize: average-linkage clusters are merged while closer than this.
+    public var clusterThreshold: Float
+    /// Clusters with less speech than this at finalize are folded into the nearest larger one.
+    public var minClusterSeconds: Double
+    /// Audio kept for windows (seconds); older audio is never needed again.
+    public var audioHistorySeconds: Double
+
+    public init(sampleRate: Int = 16_000, frameSeconds: Double = 0.5, windowSeconds: Double = 1.5,
+                minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.3, embeddingThreshold: Float = 0.2,
+                minNewSpeakerSeconds: Double = 1.0, clusterThreshold: Float = 0.3, minClusterSeconds: Double = 1.0,
+                audioHistorySeconds: Double = 8) {
+        self.sampleRate = sampleRate
+        self.frameSeconds = frameSeconds
+        self.windowSeconds = windowSeconds
+        self.minWindowSeconds = minWindowSeconds
+        self.speakerThreshold = speakerThreshold
+        self.embeddingThreshold = embeddingThreshold
+        self.minNewSpeakerSeconds = minNewSpeakerSeconds
+        self.clusterThreshold = clusterThreshold
+        self.minClusterSeconds = minClusterSeconds
+        self.audioHistorySeconds = audioHistorySeconds
+    }
+
+    public static let `default` = DiarizerConfig()
+
+    /// Look-ahead a frame waits for before it is embedded.
+    var lookaheadSeconds: Double { max(0, (windowSeconds - frameSeconds) / 2) }
+}
+
+/// Speaker-count hints from the session's start options: `num_speakers`, `min_speakers`, `max_speakers`.
+public struct SpeakerCountHint: Sendable, Equatable {
+    public var exact: Int?
+    public var minimum: Int?
+    public var maximum: Int?
+
+    public init(exact: Int? = nil, minimum: Int? = nil, maximum: Int? = nil) {
+        self.exact = exact
+        self.minimum = minimum
+        self.maximum = maximum
+    }
+
+    public static let none = SpeakerCountHint()
+
+    /// The most speakers allowed, if any bound applies.
+    var upperBound: Int? { exact ?? maximum }
+    /// The fewest speakers wanted, if any bound applies.
+    var lowerBound: Int? { exact ?? minimum }
+}

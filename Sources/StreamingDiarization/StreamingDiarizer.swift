@@ -1,0 +1,366 @@
+import Logging
+import SpeakerManager
+
+/// A failure inside the diarizer (embedding or speaker tracking); `code` is stable.
+public struct DiarizerError: Error, CustomStringConvertible, Sendable {
+    public enum Code: String, Sendable {
+        case embeddingFailed = "embedding_failed"
+        case speakerTrackingFailed = "speaker_tracking_failed"
+        case finalized = "finalized"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// Streaming speaker diarization: VAD → frames of speech → speaker embeddings of windows around
+/// each frame → SpeakerManager (assign-or-create, FluidAudio semantics) → turns.
+///
+/// Turns come out as soon as a frame's look-ahead audio has arrived (about a second after the audio
+/// they describe). A speaker change inside one stretch of speech shows up as frames assigned to a
+/// different speaker, not only at pauses. At `finalize` the whole session's frame embeddings are
+/// re-clustered offline (average linkage, with the speaker-count hints), clusters are matched to
+/// the online speakers by overlap so that labels stay with the same person, and changed turns are
+/// re-published as revisions.
+///
+/// Not thread-safe: one instance per session, driven from that session's queue.
+public final class StreamingDiarizer {
+    public let config: DiarizerConfig
+    public let hint: SpeakerCountHint
+    public let speakers: SpeakerManager
+    private let detector: any SpeechDetector
+    private let embedder: any SpeakerEmbedder
+    private let logger: Logger
+
+    private var audio: AudioHistory
+    private var regions: [SpeechRegion] = []
+    /// Regions before this index are settled: nothing in them changes until finalize.
+    private var firstUnsettled = 0
+    private var nextSerial = 0
+    private var emitted: [UInt64: DiarizerTurn] = [:]
+    private var turnIDsByRegion: [Int: Set<UInt64>] = [:]
+    private var pending: [UInt64: DiarizerTurn] = [:]
+    private var lastSpeaker: Int32?
+    private var isFinalized = false
+
+    public private(set) var embeddedFrameCount = 0
+
+    public init(config: DiarizerConfig = .default, hint: SpeakerCountHint = .none, detector: any SpeechDetector,
+                embedder: any SpeakerEmbedder, speakers: SpeakerManager, logger: Logger) {
+        self.config = config
+        self.hint = hint
+        self.detector = detector
+        self.embedder = embedder
+        self.speakers = speakers
+        self.logger = logger
+        audio = AudioHistory(capacitySamples: Int(config.audioHistorySeconds * Double(config.sampleRate)))
+    }
+
+    // MARK: Input
+
+    public func push(_ samples: [Float]) throws {
+        guard !isFinalized else { throw DiarizerError(.finalized, "audio after finalize") }
+        audio.append(samples)
+        detector.accept(samples: samples)
+        try process(final: false)
+    }
+
+    /// No more audio: close open speech, label everything, re-cluster offline, publish revisions.
+    public func finalize() throws {
+        guard !isFinalized else { return }
+        detector.flush()
+        try process(final: true)
+        isFinalized = true
+        try recluster()
+    }
+
+    /// Turns published since the last call (new, revised or removed), in id order.
+    public func pullTurns() -> [DiarizerTurn] {
+        let turns = pending.values.sorted { $0.id < $1.id }
+        pending.removeAll(keepingCapacity: true)
+        return turns
+    }
+
+    // MARK: Online
+
+    private var streamEndSeconds: Double { Double(audio.endSample) / Double(config.sampleRate) }
+
+    private func process(final: Bool) throws {
+        updateRegions(final: final)
+        let known = final ? streamEndSeconds : min(detector.analyzedSeconds, streamEndSeconds)
+        var jobs: [(region: Int, frame: Int, window: [Float])] = []
+        for r in firstUnsettled ..< regions.count {
+            extendFrames(r, knownSeconds: known)
+            let region = regions[r]
+            let regionEnd = region.endSeconds ?? known
+            for f in region.frames.indices where !region.frames[f].processed {
+                let frame = region.frames[f]
+                let complete = region.endSeconds != nil || frame.endSeconds + config.lookaheadSeconds <= known
+                guard complete else { break }
+                let centre = (frame.startSeconds + frame.endSeconds) / 2
+                let start = max(region.startSeconds, centre - config.windowSeconds / 2)
+                let end = min(regionEnd, centre + config.windowSeconds / 2)
+                regions[r].frames[f].processed = true
+                regions[r].frames[f].windowSeconds = end - start
+                guard end - start >= config.minWindowSeconds else { continue }
+                let rate = Double(config.sampleRate)
+                jobs.append((r, f, audio.slice(Int(start * rate), Int(end * rate))))
+            }
+        }
+        if !jobs.isEmpty {
+            let embeddings: [[Float]]
+            do {
+                embeddings = try embedder.embed(jobs.map(\.window))
+            } catch {
+                throw DiarizerError(.embeddingFailed, "\(error)")
+            }
+            embeddedFrameCount += jobs.count
+            for (job, embedding) in zip(jobs, embeddings) {
+                regions[job.region].frames[job.frame].embedding = embedding
+                try assignOnline(region: job.region, frame: job.frame, embedding: embedding)
+            }
+        }
+        for r in firstUnsettled ..< regions.count { publish(region: r) }
+        while firstUnsettled < regions.count, regions[firstUnsettled].isSettled { firstUnsettled += 1 }
+    }
+
+    private func updateRegions(final: Bool) {
+        for segment in detector.popSegments() where segment.endSeconds > segment.startSeconds {
+            if let open = regions.lastIndex(where: { $0.isOpen }), segment.endSeconds > regions[open].startSeconds {
+                regions[open].endSeconds = max(segment.endSeconds, regions[open].startSeconds)
+                regions[open].startSeconds = min(regions[open].startSeconds, segment.startSeconds)
+                trimFrames(open)
+            } else if let last = regions.last, let end = last.endSeconds, segment.startSeconds < end {
+                regions[regions.count - 1].endSeconds = max(end, segment.endSeconds)
+            } else {
+                regions.append(SpeechRegion(serial: nextSerial, startSeconds: segment.startSeconds, endSeconds: segment.endSeconds))
+                nextSerial += 1
+            }
+        }
+        if let ongoing = detector.ongoingSpeechStartSeconds, !final {
+            let hasOpen = regions.last?.isOpen ?? false
+            if !hasOpen, ongoing >= (regions.last?.endSeconds ?? -1) {
+                regions.append(SpeechRegion(serial: nextSerial, startSeconds: ongoing, endSeconds: nil))
+                nextSerial += 1
+            }
+        }
+        if final, let open = regions.lastIndex(where: { $0.isOpen }) {
+            regions[open].endSeconds = max(regions[open].startSeconds, streamEndSeconds)
+            trimFrames(open)
+        }
+    }
+
+    /// Adds the frames the region now has room for; a closed region's short tail joins its last frame.
+    private func extendFrames(_ r: Int, knownSeconds: Double) {
+        let hop = config.frameSeconds
+        let origin = regions[r].originSeconds
+        let isOpen = regions[r].isOpen
+        let limit = regions[r].endSeconds ?? knownSeconds
+        var next = regions[r].frames.last?.endSeconds ?? regions[r].startSeconds
+        while next < limit - 1e-9 {
+            let gridEnd = origin + (((next - origin) / hop + 1e-6).rounded(.down) + 1) * hop
+            let end = min(limit, gridEnd)
+            if isOpen && end < gridEnd - 1e-9 { break }   // open region: whole frames only
+            if !isOpen, end - next < hop / 2, let last = regions[r].frames.indices.last {
+                regions[r].frames[last].endSeconds = end
+            } else {
+                regions[r].frames.append(SpeechRegion.Frame(startSeconds: next, endSeconds: end))
+            }
+            next = end
+        }
+        if let first = regions[r].frames.indices.first, regions[r].frames[first].startSeconds > regions[r].startSeconds {
+            regions[r].frames[first].startSeconds = regions[r].startSeconds   // the VAD moved the start earlier
+        }
+    }
+
+    /// A region just closed: frames cut while it was open may reach past where the speech ended.
+    private func trimFrames(_ r: Int) {
+        guard let end = regions[r].endSeconds else { return }
+        regions[r].frames.removeAll { $0.startSeconds >= end - 1e-9 }
+        if let last = regions[r].frames.indices.last, regions[r].frames[last].endSeconds > end {
+            regions[r].frames[last].endSeconds = end
+        }
+    }
+
+    private func assignOnline(region r: Int, frame f: Int, embedding: [Float]) throws {
+        let seconds = regions[r].frames[f].windowSeconds
+        let full = hint.upperBound.map { speakers.speakerCount >= $0 } ?? false
+        do {
+            // With as many speakers as the hint allows, a frame goes to the nearest one whatever the distance.
+            let decision = try speakers.assign(
+                embedding, speechDurationSeconds: seconds, speakerThreshold: full ? 2 : config.speakerThreshold)
+            switch decision {
+            case .assigned(let id, let distance, _):
+                setSpeaker(r, f, Int32(id), distance)
+            case .created(let id, _):
+                setSpeaker(r, f, Int32(id), 0)
+            case .rejected(.tooShortForNewSpeaker(_, _, let nearest)):
+                if let nearest { setSpeaker(r, f, Int32(nearest.id), nearest.distance) }
+            }
+        } catch {
+            throw DiarizerError(.speakerTrackingFailed, "\(error)")
+        }
+    }
+
+    private func setSpeaker(_ r: Int, _ f: Int, _ speaker: Int32?, _ distance: Float) {
+        regions[r].frames[f].speaker = speaker
+        regions[r].frames[f].distance = distance
+        if let speaker { lastSpeaker = speaker }
+    }
+
+    // MARK: Turns
+
+    /// Frames without their own speaker take the nearest labelled frame's in the region, else the
+    /// speaker heard last: a short "yes" between two stretches of one person stays with that person.
+    private func effectiveSpeakers(_ region: SpeechRegion) -> [Int32?] {
+        let own = region.frames.map(\.speaker)
+        return own.indices.map { index in
+            if let speaker = own[index] { return speaker }
+            guard region.frames[index].processed else { return nil }
+            for distance in 1 ..< max(2, own.count) {
+                if index - distance >= 0, let speaker = own[index - distance] { return speaker }
+                if index + distance < own.count, let speaker = own[index + distance] { return speaker }
+            }
+            return lastSpeakerBefore(region)
+        }
+    }
+
+    private func lastSpeakerBefore(_ region: SpeechRegion) -> Int32? {
+        for other in regions.reversed() where other.serial < region.serial {
+            if let speaker = other.frames.last(where: { $0.speaker != nil })?.speaker { return speaker }
+        }
+        return nil
+    }
+
+    private func turns(of region: SpeechRegion) -> [DiarizerTurn] {
+        let labels = effectiveSpeakers(region)
+        var result: [DiarizerTurn] = []
+        var runStart: Int?
+        for index in 0 ... labels.count {
+            let boundary = index == labels.count || labels[index] == nil || (runStart.map { labels[$0] != labels[index] } ?? true)
+            if boundary, let start = runStart {
+                let frames = region.frames[start ..< index]
+                let distances = frames.compactMap(\.distance)
+                let meanDistance = distances.isEmpty ? config.speakerThreshold : distances.reduce(0, +) / Float(distances.count)
+                let confidence = max(0, min(1, 1 - meanDistance / max(config.speakerThreshold, 1e-3) / 2))
+                result.append(DiarizerTurn(
+                    id: UInt64(region.serial) << 32 | UInt64(start), speaker: labels[start]!,
+                    startSeconds: frames.first!.startSeconds, endSeconds: frames.last!.endSeconds, confidence: confidence))
+                runStart = nil
+            }
+            if index < labels.count, labels[index] != nil, runStart == nil { runStart = index }
+        }
+        return result
+    }
+
+    /// Diffs the region's turns against what was published and queues the changes.
+    private func publish(region r: Int) {
+        let region = regions[r]
+        let current = turns(of: region)
+        let ids = Set(current.map(\.id))
+        for turn in current where emitted[turn.id] != turn {
+            emitted[turn.id] = turn
+            pending[turn.id] = turn
+        }
+        for id in turnIDsByRegion[region.serial, default: []] where !ids.contains(id) {
+            if var removed = emitted.removeValue(forKey: id) {
+                removed.isRemoved = true
+                pending[id] = removed
+            }
+        }
+        turnIDsByRegion[region.serial] = ids
+    }
+
+    // MARK: Offline
+
+    /// Re-clusters every embedded frame of the session and relabels, keeping online labels where the
+    /// clusters agree with them.
+    private func recluster() throws {
+        // Items: runs of up to 4 consecutive frames with one online speaker (fewer items, steadier means).
+        var items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)] = []
+        for r in regions.indices {
+            var run: [(Int, Int)] = []
+            func flush() {
+                guard !run.isEmpty else { return }
+                let vectors = run.compactMap { regions[$0.0].frames[$0.1].embedding }
+                let weights = run.map { regions[$0.0].frames[$0.1].windowSeconds }
+                items.append((run, AgglomerativeClustering.centroid(vectors, weights: weights),
+                              run.reduce(0) { $0 + regions[$1.0].frames[$1.1].endSeconds - regions[$1.0].frames[$1.1].startSeconds }))
+                run = []
+            }
+            for f in regions[r].frames.indices where regions[r].frames[f].embedding != nil {
+                if let last = run.last, regions[r].frames[last.1].speaker != regions[r].frames[f].speaker || run.count >= 4 || last.1 != f - 1 { flush() }
+                run.append((r, f))
+            }
+            flush()
+        }
+        guard items.count >= 2 else { return }
+        var labels = AgglomerativeClustering.cluster(
+            items.map(\.embedding), weights: items.map(\.seconds), threshold: config.clusterThreshold,
+            minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound)
+        labels = foldSmallClusters(labels, items: items.map { ($0.embedding, $0.seconds) })
+
+        // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
+        var overlap: [Int: [Int32: Double]] = [:]
+        for (item, label) in zip(items, labels) {
+            for (r, f) in item.frames {
+                if let speaker = regions[r].frames[f].speaker {
+                    overlap[label, default: [:]][speaker, default: 0] += regions[r].frames[f].endSeconds - regions[r].frames[f].startSeconds
+                }
+            }
+        }
+        var pairs: [(seconds: Double, cluster: Int, speaker: Int32)] = []
+        for (cluster, speakersSeconds) in overlap { for (speaker, seconds) in speakersSeconds { pairs.append((seconds, cluster, speaker)) } }
+        pairs.sort { ($0.seconds, $1.cluster, $1.speaker) > ($1.seconds, $0.cluster, $0.speaker) }
+        var speakerOfCluster: [Int: Int32] = [:]
+        var used = Set<Int32>()
+        for pair in pairs where speakerOfCluster[pair.cluster] == nil && !used.contains(pair.speaker) {
+            speakerOfCluster[pair.cluster] = pair.speaker
+            used.insert(pair.speaker)
+        }
+        var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
+        for cluster in Set(labels).sorted() where speakerOfCluster[cluster] == nil {
+            while used.contains(nextID) { nextID += 1 }
+            speakerOfCluster[cluster] = nextID
+            used.insert(nextID)
+        }
+        for (item, label) in zip(items, labels) {
+            for (r, f) in item.frames { regions[r].frames[f].speaker = speakerOfCluster[label] }
+        }
+        for r in regions.indices { publish(region: r) }
+        logger.debug("offline re-clustering", metadata: [
+            "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
+        ])
+    }
+
+    /// Clusters with less speech than `minClusterSeconds` join the nearest larger cluster, unless
+    /// that would leave fewer clusters than the hint's minimum.
+    private func foldSmallClusters(_ labels: [Int], items: [(embedding: [Float], seconds: Double)]) -> [Int] {
+        var labels = labels
+        while true {
+            let clusters = Set(labels)
+            guard clusters.count > max(1, hint.lowerBound ?? 1) else { return labels }
+            var seconds: [Int: Double] = [:]
+            for (label, item) in zip(labels, items) { seconds[label, default: 0] += item.seconds }
+            guard let small = clusters.filter({ seconds[$0]! < config.minClusterSeconds }).min(by: { seconds[$0]! < seconds[$1]! }) else {
+                return labels
+            }
+            var centroids: [Int: [Float]] = [:]
+            for cluster in clusters {
+                let members = zip(labels, items).filter { $0.0 == cluster }.map(\.1)
+                centroids[cluster] = AgglomerativeClustering.centroid(members.map(\.embedding), weights: members.map(\.seconds))
+            }
+            let target = clusters.filter { $0 != small }.min {
+                AgglomerativeClustering.cosineDistance(centroids[small]!, centroids[$0]!) < AgglomerativeClustering.cosineDistance(centroids[small]!, centroids[$1]!)
+            }!
+            labels = labels.map { $0 == small ? target : $0 }
+        }
+    }
+}

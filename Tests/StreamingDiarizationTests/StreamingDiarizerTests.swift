@@ -1,0 +1,186 @@
+import Foundation
+import Logging
+import SpeakerManager
+import Testing
+@testable import StreamingDiarization
+
+/// Speech wherever the signal is loud, closed after 0.2 s of quiet; analysed as soon as received.
+final class LoudnessDetector: SpeechDetector {
+    private var received = 0
+    private var speechStart: Int?
+    private var quietRun = 0
+    private var closed: [SpeechSpan] = []
+    let rate = 16_000.0
+
+    func accept(samples: [Float]) {
+        for sample in samples {
+            if abs(sample) > 0.05 {
+                if speechStart == nil { speechStart = received }
+                quietRun = 0
+            } else if let start = speechStart {
+                quietRun += 1
+                if quietRun >= 3200 {
+                    closed.append(SpeechSpan(startSeconds: Double(start) / rate, endSeconds: Double(received - quietRun + 1) / rate))
+                    speechStart = nil
+                    quietRun = 0
+                }
+            }
+            received += 1
+        }
+    }
+
+    func popSegments() -> [SpeechSpan] { defer { closed = [] }; return closed }
+    var ongoingSpeechStartSeconds: Double? { speechStart.map { Double($0) / rate } }
+    var analyzedSeconds: Double { Double(received) / rate }
+    func flush() {
+        if let start = speechStart {
+            closed.append(SpeechSpan(startSeconds: Double(start) / rate, endSeconds: Double(received - quietRun) / rate))
+            speechStart = nil
+        }
+    }
+}
+
+/// A real (if simple) embedding of audio: energies at the test voices' pitches, from the window's own
+/// samples, so speaker identity is recovered from the signal, not handed over.
+struct ToneEmbedder: SpeakerEmbedder {
+    static let frequencies: [Double] = [180, 260, 370]
+    var dimension: Int { 256 }
+
+    func embed(_ windows: [[Float]]) throws -> [[Float]] {
+        windows.map { window in
+            var vector = [Float](repeating: 0.01, count: 256)
+            for (index, frequency) in Self.frequencies.enumerated() {
+                var re = 0.0, im = 0.0
+                for (n, sample) in window.enumerated() {
+                    let phase = 2 * Double.pi * frequency * Double(n) / 16_000
+                    re += Double(sample) * cos(phase)
+                    im += Double(sample) * sin(phase)
+                }
+                vector[index] = Float((re * re + im * im).squareRoot() / Double(max(1, window.count)))
+            }
+            return vector
+        }
+    }
+}
+
+func tone(_ voice: Int, seconds: Double) -> [Float] {
+    let frequency = ToneEmbedder.frequencies[voice]
+    return (0 ..< Int(seconds * 16_000)).map { Float(0.4 * sin(2 * Double.pi * frequency * Double($0) / 16_000)) }
+}
+
+func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(seconds * 16_000)) }
+
+@Suite struct StreamingDiarizerTests {
+    static let logger = Logger(label: "diarizer-test")
+
+    func makeDiarizer(hint: SpeakerCountHint = .none) throws -> StreamingDiarizer {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 0.3
+        managerConfig.minEmbeddingUpdateDurationSeconds = 1
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        return StreamingDiarizer(hint: hint, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+    }
+
+    /// Applies published turns (upserts and removals by id) the way the host does.
+    func apply(_ turns: [DiarizerTurn], to state: inout [UInt64: DiarizerTurn]) {
+        for turn in turns { if turn.isRemoved { state[turn.id] = nil } else { state[turn.id] = turn } }
+    }
+
+    func speaker(at seconds: Double, _ state: [UInt64: DiarizerTurn]) -> Int32? {
+        state.values.first { $0.startSeconds <= seconds && seconds < $0.endSeconds }?.speaker
+    }
+
+    /// A (0.5–3.5 s), B straight after with no pause (3.5–6.5 s), silence, A again (7.5–9.5 s).
+    let meeting = silence(0.5) + tone(0, seconds: 3) + tone(1, seconds: 3) + silence(1) + tone(0, seconds: 2) + silence(1)
+
+    @Test func findsAChangeInsideSpeechAndKeepsTheSamePersonsLabel() throws {
+        let diarizer = try makeDiarizer()
+        var state: [UInt64: DiarizerTurn] = [:]
+        for chunk in stride(from: 0, to: meeting.count, by: 1600) {
+            try diarizer.push(Array(meeting[chunk ..< min(meeting.count, chunk + 1600)]))
+            apply(diarizer.pullTurns(), to: &state)
+        }
+        try diarizer.finalize()
+        apply(diarizer.pullTurns(), to: &state)
+        let a = try #require(speaker(at: 1.0, state))
+        let b = try #require(speaker(at: 5.0, state))
+        #expect(a != b)
+        #expect(speaker(at: 8.5, state) == a)
+        #expect(speaker(at: 7.0, state) == nil)   // the pause is no one's
+        // The A→B change without a pause is placed within a frame and a half (0.75 s) of the truth:
+        // frames whose window straddles the change are ambiguous.
+        let boundary = state.values.filter { $0.speaker == b }.map(\.startSeconds).min()!
+        #expect(abs(boundary - 3.5) <= 0.75)
+        #expect(diarizer.speakers.speakerCount == 2)
+    }
+
+    @Test func turnsFollowTheAudioWithinAboutASecond() throws {
+        let diarizer = try makeDiarizer()
+        var state: [UInt64: DiarizerTurn] = [:]
+        var latest = 0.0
+        for chunk in stride(from: 0, to: meeting.count, by: 1600) {
+            try diarizer.push(Array(meeting[chunk ..< min(meeting.count, chunk + 1600)]))
+            apply(diarizer.pullTurns(), to: &state)
+            let pushedSeconds = Double(min(meeting.count, chunk + 1600)) / 16_000
+            let labelledUpTo = state.values.map(\.endSeconds).max() ?? 0
+            if pushedSeconds > 1.5, pushedSeconds < 6.5 { latest = max(latest, pushedSeconds - labelledUpTo) }
+        }
+        // While someone talks, the labelled region trails the audio by at most a frame plus the look-ahead.
+        #expect(latest <= 1.0 + 1e-9, "turns trail the audio by \(latest) s")
+    }
+
+    @Test func chunkSizeDoesNotChangeTheResult() throws {
+        var results: [[DiarizerTurn]] = []
+        for size in [160, 1600, 7777] {
+            let diarizer = try makeDiarizer()
+            var state: [UInt64: DiarizerTurn] = [:]
+            for chunk in stride(from: 0, to: meeting.count, by: size) {
+                try diarizer.push(Array(meeting[chunk ..< min(meeting.count, chunk + size)]))
+                apply(diarizer.pullTurns(), to: &state)
+            }
+            try diarizer.finalize()
+            apply(diarizer.pullTurns(), to: &state)
+            results.append(state.values.sorted { $0.startSeconds < $1.startSeconds })
+        }
+        #expect(results[0].map(\.speaker) == results[1].map(\.speaker) && results[1].map(\.speaker) == results[2].map(\.speaker))
+        for (x, y) in zip(results[0], results[2]) { #expect(abs(x.startSeconds - y.startSeconds) < 0.01 && abs(x.endSeconds - y.endSeconds) < 0.01) }
+    }
+
+    @Test func maximumHintCapsTheSpeakersAndFinalizeHonoursIt() throws {
+        let three = silence(0.3) + tone(0, seconds: 2) + silence(0.5) + tone(1, seconds: 2) + silence(0.5) + tone(2, seconds: 2) + silence(0.5)
+        let diarizer = try makeDiarizer(hint: SpeakerCountHint(maximum: 2))
+        var state: [UInt64: DiarizerTurn] = [:]
+        for chunk in stride(from: 0, to: three.count, by: 1600) {
+            try diarizer.push(Array(three[chunk ..< min(three.count, chunk + 1600)]))
+        }
+        try diarizer.finalize()
+        apply(diarizer.pullTurns(), to: &state)
+        #expect(diarizer.speakers.speakerCount == 2)
+        #expect(Set(state.values.map(\.speaker)).count == 2)
+        let unbounded = try makeDiarizer()
+        var all: [UInt64: DiarizerTurn] = [:]
+        try unbounded.push(three)
+        try unbounded.finalize()
+        apply(unbounded.pullTurns(), to: &all)
+        #expect(Set(all.values.map(\.speaker)).count == 3)
+    }
+
+    @Test func audioAfterFinalizeIsRefused() throws {
+        let diarizer = try makeDiarizer()
+        try diarizer.push(silence(0.1))
+        try diarizer.finalize()
+        #expect { try diarizer.push(silence(0.1)) } throws: { ($0 as? DiarizerError)?.code == .finalized }
+    }
+}
+
+@Suite struct AgglomerativeClusteringTests {
+    @Test func averageLinkageStopsAtTheThresholdAndHonoursBounds() {
+        let a: [Float] = [1, 0, 0], a2: [Float] = [0.95, 0.05, 0], b: [Float] = [0, 1, 0], c: [Float] = [0, 0, 1]
+        let labels = AgglomerativeClustering.cluster([a, a2, b, c], weights: [1, 1, 1, 1], threshold: 0.2)
+        #expect(labels[0] == labels[1] && Set(labels).count == 3)
+        let two = AgglomerativeClustering.cluster([a, a2, b, c], weights: [1, 1, 1, 1], threshold: 0.2, maxClusters: 2)
+        #expect(Set(two).count == 2 && two[0] == two[1])
+        let four = AgglomerativeClustering.cluster([a, a2, b, c], weights: [1, 1, 1, 1], threshold: 0.2, minClusters: 4)
+        #expect(Set(four).count == 4)
+    }
+}
