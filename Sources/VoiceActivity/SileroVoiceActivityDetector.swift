@@ -10,7 +10,7 @@ import Synchronization
 /// it whole windows one at a time is what makes the result independent of the chunking.
 ///
 /// Two views of speech, for two latencies:
-/// - `isSpeechActive` / `ongoingSpeechStartSeconds`: updated every window (32 ms), one window behind
+/// - `isSpeechActive` / `ongoingSpeechStartSeconds`: updated every window (32 ms), under two windows behind
 ///   the audio received; a streaming diarizer can start embedding speech before the segment closes.
 /// - `popSegments()`: closed segments, `minSilenceDurationSeconds` after the speech ended.
 ///
