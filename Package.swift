@@ -52,6 +52,9 @@ let package = Package(
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
+        // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
+        .target(name: "CSherpaOnnxVAD"),
+        .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
@@ -73,6 +76,7 @@ let package = Package(
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
+            "VoiceActivity", "SpeakerSyncAudio",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -103,6 +107,9 @@ let package = Package(
         .testTarget(name: "SpeakerSyncEvalTests", dependencies: [
             "SpeakerSyncEval", "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "SpeakerSyncServer",
             "MeetingSynth", "WebSocketTransport", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "VoiceActivityTests", dependencies: [
+            "VoiceActivity", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",

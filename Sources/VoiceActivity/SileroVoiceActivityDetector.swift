@@ -1,0 +1,168 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Streaming voice activity detection with the silero model, run by sherpa-onnx (dlopen'd, see
+/// `SherpaOnnxLibrary`), for one audio stream.
+///
+/// Audio may arrive in chunks of any size: it is cut into model windows here, because sherpa-onnx
+/// decides speech per *call* (a call holding many windows counts as speech if any window is), so feeding
+/// it whole windows one at a time is what makes the result independent of the chunking.
+///
+/// Two views of speech, for two latencies:
+/// - `isSpeechActive` / `ongoingSpeechStartSeconds`: updated every window (32 ms), under two windows behind
+///   the audio received; a streaming diarizer can start embedding speech before the segment closes.
+/// - `popSegments()`: closed segments, `minSilenceDurationSeconds` after the speech ended.
+///
+/// Thread-safe (calls are serialised by a lock), but meant for one stream fed from one queue.
+public final class SileroVoiceActivityDetector: Sendable {
+    public let config: VADConfig
+    /// The sherpa-onnx release in use.
+    public let libraryVersion: String
+
+    private let state: Mutex<State>
+    private let logger: Logger
+
+    private struct State {
+        let handle: VoiceActivityDetectorHandle
+        var tracker: SpeechRegionTracker
+        var window: [Float]
+        var windowFill = 0
+        var ready: [SpeechSegment] = []
+        var replacedNonFiniteSamples = 0
+    }
+
+    /// Loads the library (once per process and folder) and creates the detector.
+    public init(config: VADConfig = .default, logger: Logger) throws(VoiceActivityError) {
+        try config.validate()
+        if !Self.isReadableFile(config.modelPath) {
+            throw VoiceActivityError(
+                .modelNotFound,
+                "no readable model at \(config.modelPath): run scripts/setup (it puts silero_vad.onnx in vendor/models) "
+                    + "or set \(VendorLocation.modelsEnvironmentVariable) to the folder holding \(VendorLocation.sileroModelFileName)")
+        }
+        let library = try SherpaOnnxLibrary.load(directory: config.libraryDirectory)
+        let handle = try VoiceActivityDetectorHandle(library: library, config: config)
+        self.config = config
+        self.libraryVersion = library.version
+        self.logger = logger
+        self.state = Mutex(State(
+            handle: handle, tracker: SpeechRegionTracker(config: config),
+            window: [Float](repeating: 0, count: config.windowSizeSamples)))
+        logger.debug(
+            "silero VAD ready",
+            metadata: [
+                "sherpa_onnx": "\(library.version)", "library": "\(library.directory)", "model": "\(config.modelPath)",
+                "threshold": "\(config.threshold)",
+            ])
+    }
+
+    /// Feed the next samples (mono, `config.sampleRate`, [-1, 1]). Non-finite samples are read as 0.
+    public func accept(samples: [Float]) {
+        samples.withUnsafeBufferPointer { accept(samples: $0) }
+    }
+
+    /// Feed without copying: the buffer is read only during the call.
+    public func accept(samples: UnsafeBufferPointer<Float>) {
+        let firstNonFinite = state.withLock { state in
+            let replacedBefore = state.replacedNonFiniteSamples
+            state.tracker.received(sampleCount: samples.count)
+            let size = state.window.count
+            var index = 0
+            while index < samples.count {
+                let take = min(size - state.windowFill, samples.count - index)
+                for offset in 0..<take {
+                    let sample = samples[index + offset]
+                    if sample.isFinite {
+                        state.window[state.windowFill + offset] = sample
+                    } else {
+                        state.window[state.windowFill + offset] = 0
+                        state.replacedNonFiniteSamples += 1
+                    }
+                }
+                state.windowFill += take
+                index += take
+                if state.windowFill == size {
+                    Self.feedWindow(&state)
+                }
+            }
+            return replacedBefore == 0 && state.replacedNonFiniteSamples > 0
+        }
+        if firstNonFinite {
+            logger.warning("non-finite audio samples read as 0 (logged once per detector; see replacedNonFiniteSampleCount)")
+        }
+    }
+
+    /// Closed segments since the last call, in time order, on the stream's timeline.
+    public func popSegments() -> [SpeechSegment] {
+        state.withLock { state in
+            defer { state.ready.removeAll(keepingCapacity: true) }
+            return state.ready
+        }
+    }
+
+    /// Close the ongoing segment now (end of stream, or a pause the caller knows about), padded to the
+    /// audio received. The last partial window and the model's look-ahead (under 2 windows, 68 ms) are not
+    /// classified. The stream may continue afterwards on the same timeline.
+    public func flush() {
+        state.withLock { state in
+            state.handle.flush()
+            state.tracker.flushed()
+            Self.collect(&state, limitSample: state.tracker.receivedSamples)
+        }
+    }
+
+    /// Forget the stream: the next sample is time 0 again. Segments not yet popped are dropped.
+    public func reset() {
+        state.withLock { state in
+            state.handle.reset()
+            state.tracker = SpeechRegionTracker(config: config)
+            state.windowFill = 0
+            state.ready.removeAll()
+        }
+    }
+
+    /// Whether speech is going on at `analyzedSeconds` (a segment is open).
+    public var isSpeechActive: Bool { state.withLock { $0.tracker.isSpeechActive } }
+
+    /// Where the ongoing speech started, as its segment will report it; nil outside speech.
+    public var ongoingSpeechStartSeconds: Double? { state.withLock { $0.tracker.ongoingSpeechStartSeconds } }
+
+    /// How far the model has classified the stream: `isSpeechActive` describes the audio up to here.
+    public var analyzedSeconds: Double {
+        state.withLock { Double($0.tracker.analyzedSamples) / Double(config.sampleRate) }
+    }
+
+    /// How much audio `accept` has been given since creation or `reset()`.
+    public var receivedSeconds: Double {
+        state.withLock { Double($0.tracker.receivedSamples) / Double(config.sampleRate) }
+    }
+
+    /// Samples that were NaN or infinite and were read as 0 (a bug upstream, counted rather than logged per call).
+    public var replacedNonFiniteSampleCount: Int { state.withLock { $0.replacedNonFiniteSamples } }
+
+    private static func isReadableFile(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+            && FileManager.default.isReadableFile(atPath: path)
+    }
+
+    // MARK: - Helpers (called with the lock held)
+
+    private static func feedWindow(_ state: inout State) {
+        state.window.withUnsafeBufferPointer { state.handle.accept($0) }
+        state.windowFill = 0
+        state.tracker.windowFed(speechDetected: state.handle.isSpeechDetected)
+        collect(&state, limitSample: state.tracker.analyzedSamples)
+    }
+
+    private static func collect(_ state: inout State, limitSample: Int) {
+        for raw in state.handle.popSegments() {
+            if let segment = state.tracker.closed(
+                startSample: Int(raw.startSample), sampleCount: raw.sampleCount, limitSample: limitSample)
+            {
+                state.ready.append(segment)
+            }
+        }
+    }
+}
