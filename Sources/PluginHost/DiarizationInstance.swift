@@ -34,7 +34,7 @@ public final class DiarizationInstance: @unchecked Sendable {
         instance: UnsafeMutablePointer<speakersync_instance_t>, logger: Logger
     ) throws(PluginError) {
         let table = instance.pointee
-        guard Int(table.struct_size) >= MemoryLayout<speakersync_instance_t>.size, table.push_audio != nil,
+        guard Int(table.struct_size) >= ABIRevision.instanceV1Size, table.push_audio != nil,
             table.pull_turns != nil, table.finalize != nil, table.last_error != nil, table.destroy != nil
         else {
             // Without a trustworthy table there is no safe way to call destroy: leak it and say so.
@@ -90,6 +90,30 @@ public final class DiarizationInstance: @unchecked Sendable {
         }
     }
 
+    /// Whether the plugin can report speaker voice profiles (ABI 1 revision 2).
+    public var supportsSpeakerProfiles: Bool {
+        ABIRevision.has(instance.pointee.struct_size, \speakersync_instance_t.speaker_profile) && instance.pointee.speaker_profile != nil
+    }
+
+    /// The plugin's voice profile of provider speaker `speaker`: what the host stores to recognise
+    /// the speaker after a reconnect or to save them as a person. Nil when the plugin has no profiles.
+    public func speakerProfile(speaker: Int32) throws(PluginError) -> SpeakerProfile? {
+        guard supportsSpeakerProfiles, let call = instance.pointee.speaker_profile else { return nil }
+        return try exclusive { () throws(PluginError) in
+            var buffer = [Float](repeating: 0, count: 4096)
+            var dimension = 0
+            var duration = 0.0
+            let status = buffer.withUnsafeMutableBufferPointer { out in
+                call(instance, speaker, out.baseAddress, out.count, &dimension, &duration)
+            }
+            guard status == SPEAKERSYNC_OK else { throw failure(.invalidArgument, status, keepOpen: true) }
+            guard dimension > 0, dimension <= buffer.count, duration.isFinite else {
+                throw PluginError(.invalidArgument, "the plugin reported a profile of dimension \(dimension), \(duration) s")
+            }
+            return SpeakerProfile(embedding: Array(buffer[0 ..< dimension]), durationSeconds: max(0, duration))
+        }
+    }
+
     // MARK: - Helpers (called with `busy` held)
 
     private func drain() throws(PluginError) -> [ProviderTurn] {
@@ -136,8 +160,8 @@ public final class DiarizationInstance: @unchecked Sendable {
             confidence: confidence, isRemoved: removed)
     }
 
-    private func failure(_ code: PluginError.Code, _ status: Int32) -> PluginError {
-        state = .failed
+    private func failure(_ code: PluginError.Code, _ status: Int32, keepOpen: Bool = false) -> PluginError {
+        if !keepOpen { state = .failed }
         let message = instance.pointee.last_error(instance).map { String(cString: $0) } ?? ""
         return PluginError(code, message.isEmpty ? "the plugin returned status \(status)" : message, status: status)
     }

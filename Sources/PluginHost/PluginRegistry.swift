@@ -106,7 +106,8 @@ public final class PluginRegistry: Sendable {
     /// - Throws: `PluginError` `.unknownProvider`, `.builtinProvider` (`none`, `device`), `.invalidArgument`,
     ///   or `.createFailed` carrying the plugin's own message.
     public func makeInstance(
-        providerID: String, sessionID: String, sampleRate: Int = 16000, optionsJSON: String
+        providerID: String, sessionID: String, sampleRate: Int = 16000, optionsJSON: String,
+        knownSpeakers: [KnownSpeaker] = []
     ) throws(PluginError) -> DiarizationInstance {
         guard let factory = factories[providerID] else {
             if ProviderDescriptor.builtins.contains(where: { $0.id == providerID }) {
@@ -119,24 +120,64 @@ public final class PluginRegistry: Sendable {
         }
         let errorCapacity = 512
         var errorBuffer = [CChar](repeating: 0, count: errorCapacity)
+        // Known speakers: the C array points into these buffers, which live until create() returns.
+        let embeddings = knownSpeakers.map { ContiguousArray($0.profile.embedding) }
+        let names = knownSpeakers.map { ($0.name ?? "").utf8CString }
         let created: UnsafeMutablePointer<speakersync_instance_t>? = optionsJSON.withCString { options in
             sessionID.withCString { session in
-                var config = speakersync_instance_config_t(
-                    struct_size: UInt32(MemoryLayout<speakersync_instance_config_t>.size),
-                    sample_rate: rate, options_json: options, session_id: session)
-                return errorBuffer.withUnsafeMutableBufferPointer { buffer in
-                    factory.table.pointee.create(factory.table, &config, buffer.baseAddress, errorCapacity)
+                withKnownSpeakerArray(knownSpeakers, embeddings: embeddings, names: names) { known, count in
+                    var config = speakersync_instance_config_t(
+                        struct_size: UInt32(MemoryLayout<speakersync_instance_config_t>.size),
+                        sample_rate: rate, options_json: options, session_id: session,
+                        known_speakers: known, known_speaker_count: count)
+                    return errorBuffer.withUnsafeMutableBufferPointer { buffer in
+                        factory.table.pointee.create(factory.table, &config, buffer.baseAddress, errorCapacity)
+                    }
                 }
             }
         }
         guard let created else {
-            // Never trust the plugin to NUL-terminate: stop at the first NUL or the buffer's end.
-            let bytes = errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-            let message = String(decoding: bytes, as: UTF8.self)
-            throw PluginError(.createFailed, message.isEmpty ? "the plugin's create() failed without a message" : message)
+            throw PluginError(.createFailed, Self.message(errorBuffer) ?? "the plugin's create() failed without a message")
         }
         return try DiarizationInstance(
             providerID: providerID, sessionID: sessionID, plugin: factory.plugin, instance: created, logger: logger)
+    }
+
+    /// Whether provider `providerID` can embed a voice (enrolment).
+    public func supportsVoiceEmbedding(providerID: String) -> Bool {
+        guard let table = factories[providerID]?.table else { return false }
+        return ABIRevision.has(table.pointee.struct_size, \speakersync_factory_t.embed_voice) && table.pointee.embed_voice != nil
+    }
+
+    /// The provider's embedding of one person's voice from 16 kHz mono samples (enrolment). Safe from any thread.
+    public func embedVoice(providerID: String, samples: [Float]) throws(PluginError) -> [Float] {
+        guard let factory = factories[providerID] else { throw PluginError(.unknownProvider, "no diarization provider '\(providerID)' is loaded") }
+        guard supportsVoiceEmbedding(providerID: providerID), let call = factory.table.pointee.embed_voice else {
+            throw PluginError(.invalidArgument, "provider '\(providerID)' does not compute voice embeddings")
+        }
+        var out = [Float](repeating: 0, count: 4096)
+        var dimension = 0
+        var errorBuffer = [CChar](repeating: 0, count: 512)
+        let status = samples.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                errorBuffer.withUnsafeMutableBufferPointer { error in
+                    call(factory.table, input.baseAddress, input.count, output.baseAddress, output.count, &dimension, error.baseAddress, error.count)
+                }
+            }
+        }
+        guard status == SPEAKERSYNC_OK else {
+            throw PluginError(.invalidArgument, Self.message(errorBuffer) ?? "embed_voice failed with status \(status)", status: status)
+        }
+        guard dimension > 0, dimension <= out.count else {
+            throw PluginError(.invalidArgument, "the plugin reported an embedding of dimension \(dimension)")
+        }
+        return Array(out[0 ..< dimension])
+    }
+
+    /// A plugin-written error buffer as text; never trusts the plugin to NUL-terminate.
+    private static func message(_ buffer: [CChar]) -> String? {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Loading helpers
@@ -164,7 +205,7 @@ public final class PluginRegistry: Sendable {
             .failure(PluginLoadFailure(path: path, code: .invalidProvider, message: "factory \(index): \(message)", providerID: id))
         }
         guard let factory else { return invalid("get_factory returned NULL") }
-        guard Int(factory.pointee.struct_size) >= MemoryLayout<speakersync_factory_t>.size,
+        guard Int(factory.pointee.struct_size) >= ABIRevision.factoryV1Size,
             let describe = factory.pointee.describe, factory.pointee.create != nil
         else { return invalid("factory table too small or has NULL members") }
         guard let d = describe(factory),
@@ -192,4 +233,29 @@ public final class PluginRegistry: Sendable {
                 description: String(cString: description), latencyClass: latency,
                 licence: String(cString: licence), kind: .plugin(path: path)))
     }
+}
+
+/// Lays `speakers` out as the C array create() reads, with pointers into `embeddings` and `names`.
+private func withKnownSpeakerArray<R>(
+    _ speakers: [KnownSpeaker], embeddings: [ContiguousArray<Float>], names: [ContiguousArray<CChar>],
+    _ body: (UnsafePointer<speakersync_known_speaker_t>?, Int) -> R
+) -> R {
+    guard !speakers.isEmpty else { return body(nil, 0) }
+    let array = UnsafeMutablePointer<speakersync_known_speaker_t>.allocate(capacity: speakers.count)
+    defer { array.deallocate() }
+    var pinned: [(UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<CChar>)] = []
+    defer { for (floats, chars) in pinned { floats.deallocate(); chars.deallocate() } }
+    for (index, speaker) in speakers.enumerated() {
+        let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, embeddings[index].count))
+        _ = floats.initialize(from: embeddings[index])
+        let chars = UnsafeMutableBufferPointer<CChar>.allocate(capacity: names[index].count)
+        _ = chars.initialize(from: names[index])
+        pinned.append((floats, chars))
+        (array + index).initialize(to: speakersync_known_speaker_t(
+            speaker: speaker.speaker, flags: speaker.isPermanent ? SPEAKERSYNC_KNOWN_PERMANENT : 0,
+            embedding: UnsafePointer(floats.baseAddress), dimension: UInt32(embeddings[index].count),
+            duration_seconds: speaker.profile.durationSeconds,
+            name: speaker.name == nil ? nil : UnsafePointer(chars.baseAddress)))
+    }
+    return body(UnsafePointer(array), speakers.count)
 }

@@ -88,6 +88,30 @@ public final class StreamingDiarizer {
         return turns
     }
 
+    /// A speaker's voice profile from the frames now labelled with them: the duration-weighted mean of
+    /// their frame embeddings (after finalize, of the re-clustered labels). Nil for a speaker with none.
+    public func profile(of speaker: Int32) -> (embedding: [Float], seconds: Double)? {
+        var vectors: [[Float]] = []
+        var weights: [Double] = []
+        for region in regions {
+            for frame in region.frames where frame.speaker == speaker {
+                guard let embedding = frame.embedding else { continue }
+                vectors.append(embedding)
+                weights.append(frame.endSeconds - frame.startSeconds)
+            }
+        }
+        if vectors.isEmpty, let known = speakers.getSpeaker(for: String(speaker)) {
+            return (known.currentEmbedding, known.durationSeconds)
+        }
+        guard !vectors.isEmpty else { return nil }
+        return (AgglomerativeClustering.centroid(vectors, weights: weights), weights.reduce(0, +))
+    }
+
+    /// Speakers that have turns now.
+    public var speakersWithTurns: [Int32] {
+        Array(Set(emitted.values.map(\.speaker))).sorted()
+    }
+
     // MARK: Online
 
     private var streamEndSeconds: Double { Double(audio.endSample) / Double(config.sampleRate) }

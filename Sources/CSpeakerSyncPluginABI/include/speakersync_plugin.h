@@ -156,6 +156,28 @@ typedef struct speakersync_turn {
  * Per-instance configuration, passed to create(). Owned by the host and borrowed only for the call: the
  * plugin copies whatever it keeps.
  */
+/**
+ * A speaker the instance should recognise from its first sample (added in ABI 1, revision 2): an
+ * enrolled person, or a speaker of the same conversation from before a reconnect. Host-owned; the
+ * array, the embeddings and the names are borrowed for create() only (copy what you keep).
+ */
+#define SPEAKERSYNC_KNOWN_PERMANENT 0x1u
+
+typedef struct speakersync_known_speaker {
+    /** The provider-local speaker index the plugin must use in turns for this speaker (>= 0). Host-chosen;
+     *  the plugin numbers the speakers it finds itself above every known index. */
+    int32_t speaker;
+    /** Bit set of SPEAKERSYNC_KNOWN_*. PERMANENT: an enrolled person, never merged into another speaker. */
+    uint32_t flags;
+    /** `dimension` floats in the plugin's own embedding space, as speaker_profile()/embed_voice() gave them. */
+    const float *embedding;
+    uint32_t dimension;
+    /** Seconds of speech behind the embedding. */
+    double duration_seconds;
+    /** Display name (UTF-8, NUL-terminated) for the plugin's logs, or NULL. */
+    const char *name;
+} speakersync_known_speaker_t;
+
 typedef struct speakersync_instance_config {
     /** sizeof(speakersync_instance_config_t) as the host was compiled. */
     uint32_t struct_size;
@@ -166,6 +188,13 @@ typedef struct speakersync_instance_config {
     const char *options_json;
     /** The host's session id (UTF-8, NUL-terminated), for the plugin's log lines only. Never NULL. */
     const char *session_id;
+
+    /* ---- ABI 1, revision 2: read only if SPEAKERSYNC_HAS_MEMBER(cfg, speakersync_instance_config_t, ...) ---- */
+
+    /** Speakers to recognise from the start (see speakersync_known_speaker_t); NULL when the count is 0.
+     *  A plugin without speaker embeddings ignores them. */
+    const speakersync_known_speaker_t *known_speakers;
+    size_t known_speaker_count;
 } speakersync_instance_config_t;
 
 /**
@@ -216,6 +245,18 @@ typedef struct speakersync_instance {
      * session was dropped).
      */
     void (*destroy)(struct speakersync_instance *inst);
+
+    /* ---- ABI 1, revision 2: NULL or absent (check struct_size) in plugins without speaker embeddings ---- */
+
+    /**
+     * Copy the current voice profile of provider speaker `speaker` (an index it used in turns, or a known
+     * speaker's) into the host-owned `out` (capacity floats) and set *dimension and *duration_seconds (speech
+     * behind it). The host stores it to recognise the speaker after a reconnect, or to save them as a person.
+     * Thread: the session queue, like every instance call; also after finalize. Returns
+     * SPEAKERSYNC_ERR_INVALID_ARGUMENT for an unknown speaker or a capacity below the dimension.
+     */
+    speakersync_status_t (*speaker_profile)(struct speakersync_instance *inst, int32_t speaker, float *out,
+                                            size_t capacity, size_t *dimension, double *duration_seconds);
 } speakersync_instance_t;
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -275,6 +316,19 @@ typedef struct speakersync_factory {
     speakersync_instance_t *(*create)(const struct speakersync_factory *factory,
                                       const speakersync_instance_config_t *cfg, char *error_buf,
                                       size_t error_buf_size);
+
+    /* ---- ABI 1, revision 2: NULL or absent (check struct_size) in plugins without speaker embeddings ---- */
+
+    /**
+     * The voice embedding of one person from `count` mono float32 samples at 16 kHz (enrolment: a few
+     * seconds of that person alone). Writes up to `capacity` floats into host-owned `out`, sets *dimension.
+     * Thread: any host thread, concurrently with anything else (instances and other embed_voice calls).
+     * On failure writes a NUL-terminated message into error_buf (as create() does) and returns an error:
+     * SPEAKERSYNC_ERR_INVALID_ARGUMENT for audio too short or without speech.
+     */
+    speakersync_status_t (*embed_voice)(const struct speakersync_factory *factory, const float *samples,
+                                        size_t count, float *out, size_t capacity, size_t *dimension,
+                                        char *error_buf, size_t error_buf_size);
 } speakersync_factory_t;
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -1,0 +1,43 @@
+import CSpeakerSyncPluginABI
+
+/// What the host may read of a plugin's tables. Tables only grow at the end, so a member exists when
+/// the table's struct_size reaches past it (the C side's SPEAKERSYNC_HAS_MEMBER). Revision 1 is the
+/// first ABI 1 layout; revision 2 added known speakers, speaker profiles and voice embedding.
+enum ABIRevision {
+    /// speakersync_instance_t as ABI 1 revision 1 defined it: up to and including `destroy`.
+    static let instanceV1Size = MemoryLayout<speakersync_instance_t>.offset(of: \.speaker_profile)!
+    /// speakersync_factory_t revision 1: up to and including `create`.
+    static let factoryV1Size = MemoryLayout<speakersync_factory_t>.offset(of: \.embed_voice)!
+
+    static func has<Table, Member>(_ structSize: UInt32, _ member: KeyPath<Table, Member>) -> Bool {
+        guard let offset = MemoryLayout<Table>.offset(of: member) else { return false }
+        return Int(structSize) >= offset + MemoryLayout<Member>.size
+    }
+}
+
+/// A speaker's voice profile in a provider's own embedding space.
+public struct SpeakerProfile: Sendable, Equatable {
+    public var embedding: [Float]
+    public var durationSeconds: Double
+
+    public init(embedding: [Float], durationSeconds: Double) {
+        self.embedding = embedding
+        self.durationSeconds = durationSeconds
+    }
+}
+
+/// A speaker an instance should recognise from the start: an enrolled person (permanent) or a speaker
+/// of the same conversation before a reconnect. `speaker` is the index the plugin will use in turns.
+public struct KnownSpeaker: Sendable, Equatable {
+    public var speaker: Int32
+    public var profile: SpeakerProfile
+    public var isPermanent: Bool
+    public var name: String?
+
+    public init(speaker: Int32, profile: SpeakerProfile, isPermanent: Bool, name: String? = nil) {
+        self.speaker = speaker
+        self.profile = profile
+        self.isPermanent = isPermanent
+        self.name = name
+    }
+}
