@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -49,6 +54,9 @@ let package = Package(
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
+        .target(name: "SpeakerEmbedding", dependencies: [
+            "CBLAS", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
@@ -88,6 +96,9 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
+        .testTarget(name: "SpeakerEmbeddingTests", dependencies: [
+            "SpeakerEmbedding", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
