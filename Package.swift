@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .systemLibrary(
+            name: "CBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -55,6 +60,9 @@ let package = Package(
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "SpeakerEmbedding", dependencies: [
+            "CBLAS", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
@@ -110,6 +118,9 @@ let package = Package(
         ]),
         .testTarget(name: "VoiceActivityTests", dependencies: [
             "VoiceActivity", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "SpeakerEmbeddingTests", dependencies: [
+            "SpeakerEmbedding", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",

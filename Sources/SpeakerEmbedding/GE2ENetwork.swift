@@ -1,0 +1,115 @@
+/// resemblyzer's VoiceEncoder.forward for a batch of equally long mel windows: a 3-layer LSTM
+/// (40 → 256 → 256 → 256) run from zero state, the last layer's final hidden state through
+/// Linear(256 → 256) and ReLU, then L2-normalised.
+///
+/// Work is laid out time-major (row t·batch + b) so that, per layer, one matrix product projects
+/// every frame of every window through W_ih at once, and each time step is one [batch × 256] ·
+/// W_hhᵀ product added onto that step's slice of the projection.
+///
+/// The per-step products are small (a few windows × 256 × 1024) and dominate the cost. OpenBLAS
+/// repacks its right operand (W_hh, 1 MiB) on every ordinary call, whatever the batch, but multiplies
+/// products of at most ~10⁶ multiply-adds with unpacked kernels; so each step runs as tiles of 4
+/// windows × 256 gate columns (4·256·256 = 262,144), measured ~1.7× faster per window than one call
+/// over 8 windows (docs/embeddings.md).
+struct GE2ENetwork: Sendable {
+    static let tileRows = 4
+    static let tileColumns = 256
+
+    let weights: GE2EWeights
+
+    /// Embeddings of `batch` windows of `frameCount` frames; `mels` holds window b's frames at
+    /// [b·frameCount·40 ...] (frame-major, as `MelSpectrogram.values`). Returns [batch × 256].
+    func embed(mels: UnsafeBufferPointer<Float>, batch: Int, frameCount: Int) -> [Float] {
+        let hidden = GE2EWeights.hiddenSize, gateWidth = 4 * hidden, channels = GE2EWeights.melChannelCount
+        let rows = frameCount * batch
+        var layerInput = [Float](repeating: 0, count: rows * channels)
+        for b in 0 ..< batch {
+            for t in 0 ..< frameCount {
+                let source = (b * frameCount + t) * channels, target = (t * batch + b) * channels
+                for c in 0 ..< channels { layerInput[target + c] = mels[source + c] }
+            }
+        }
+        var gates = [Float](repeating: 0, count: rows * gateWidth)
+        var layerOutput = [Float](repeating: 0, count: rows * hidden)
+        var cell = [Float](repeating: 0, count: batch * hidden)
+        var inputSize = channels
+        for layer in weights.layers {
+            for index in cell.indices { cell[index] = 0 }
+            layer.bias.withUnsafeBufferPointer { bias in
+                gates.withUnsafeMutableBufferPointer { gates in
+                    for row in 0 ..< rows { (gates.baseAddress! + row * gateWidth).update(from: bias.baseAddress!, count: gateWidth) }
+                }
+            }
+            layerInput.withUnsafeBufferPointer { input in
+                layer.inputWeights.withUnsafeBufferPointer { inputWeights in
+                    gates.withUnsafeMutableBufferPointer { gates in
+                        BLAS.multiply(
+                            input.baseAddress!, rows: rows, inner: inputSize, leadingA: inputSize,
+                            inputWeights.baseAddress!, columns: gateWidth, leadingB: gateWidth,
+                            into: gates.baseAddress!, leadingC: gateWidth, beta: 1)
+                    }
+                }
+            }
+            layer.recurrentWeights.withUnsafeBufferPointer { recurrent in
+                gates.withUnsafeMutableBufferPointer { gates in
+                    layerOutput.withUnsafeMutableBufferPointer { output in
+                        cell.withUnsafeMutableBufferPointer { cell in
+                            for t in 0 ..< frameCount {
+                                let stepGates = gates.baseAddress! + t * batch * gateWidth
+                                let stepOutput = output.baseAddress! + t * batch * hidden
+                                if t > 0 {
+                                    let previous = stepOutput - batch * hidden
+                                    for firstRow in stride(from: 0, to: batch, by: Self.tileRows) {
+                                        for firstColumn in stride(from: 0, to: gateWidth, by: Self.tileColumns) {
+                                            BLAS.multiply(
+                                                previous + firstRow * hidden, rows: min(Self.tileRows, batch - firstRow),
+                                                inner: hidden, leadingA: hidden,
+                                                recurrent.baseAddress! + firstColumn, columns: Self.tileColumns, leadingB: gateWidth,
+                                                into: stepGates + firstRow * gateWidth + firstColumn, leadingC: gateWidth, beta: 1)
+                                        }
+                                    }
+                                }
+                                for b in 0 ..< batch {
+                                    LSTMCell.update(
+                                        gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
+                                        hidden: stepOutput + b * hidden, hiddenSize: hidden)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            swap(&layerInput, &layerOutput)
+            if layerOutput.count != rows * hidden { layerOutput = [Float](repeating: 0, count: rows * hidden) }
+            inputSize = hidden
+        }
+        // After the swap, layerInput holds the last layer's outputs; its final step is the last hidden state.
+        let size = GE2EWeights.embeddingSize
+        var embeddings = [Float](repeating: 0, count: batch * size)
+        for b in 0 ..< batch {
+            for index in 0 ..< size { embeddings[b * size + index] = weights.projectionBias[index] }
+        }
+        layerInput.withUnsafeBufferPointer { outputs in
+            weights.projectionWeights.withUnsafeBufferPointer { projection in
+                embeddings.withUnsafeMutableBufferPointer { embeddings in
+                    BLAS.multiply(
+                        outputs.baseAddress! + (frameCount - 1) * batch * hidden, rows: batch, inner: hidden, leadingA: hidden,
+                        projection.baseAddress!, columns: size, leadingB: size,
+                        into: embeddings.baseAddress!, leadingC: size, beta: 1)
+                }
+            }
+        }
+        for b in 0 ..< batch {
+            var norm: Float = 0
+            for index in 0 ..< size {
+                let value = max(0, embeddings[b * size + index])
+                embeddings[b * size + index] = value
+                norm += value * value
+            }
+            norm = norm.squareRoot()
+            // An all-zero ReLU output has no direction; it stays zero rather than becoming NaN.
+            if norm > 0 { for index in 0 ..< size { embeddings[b * size + index] /= norm } }
+        }
+        return embeddings
+    }
+}
