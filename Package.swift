@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "speakersync-bench", targets: ["speakersync-bench"]),
         // Diarization provider plugins: dynamic libraries that the host dlopen()s.
         .library(name: "speakersync-energy", type: .dynamic, targets: ["EnergyBaseline"]),
+        .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -94,6 +95,15 @@ let package = Package(
             name: "EnergyBaseline",
             dependencies: ["CSpeakerSyncPluginABI"],
             path: "Plugins/EnergyBaseline"
+        ),
+        // The default provider, in Swift: silero VAD + GE2E embeddings + SpeakerManager (docs/speakerkit.md).
+        .target(
+            name: "SpeakerKit",
+            dependencies: [
+                "CSpeakerSyncPluginABI", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Plugins/SpeakerKit"
         ),
 
         // MARK: Tests (mirror Sources)

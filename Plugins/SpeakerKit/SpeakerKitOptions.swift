@@ -1,0 +1,44 @@
+import Foundation
+import StreamingDiarization
+
+/// A session's `options` for speakerkit: speaker-count hints and tuning knobs.
+///
+/// `{"num_speakers": 3}` (exact), `{"min_speakers": 2, "max_speakers": 4}`, and for experiments
+/// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`.
+struct SpeakerKitOptions {
+    var hint = SpeakerCountHint.none
+    var config = SpeakerKitDefaults.diarizer
+
+    init(json: String?) throws(OptionsError) {
+        guard let json, !json.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else {
+            throw OptionsError("options must be a JSON object")
+        }
+        func count(_ key: String) throws(OptionsError) -> Int? {
+            guard let value = object[key], !(value is NSNull) else { return nil }
+            guard let number = value as? NSNumber, let int = Int(exactly: number.doubleValue), (1 ... 64).contains(int) else {
+                throw OptionsError("\(key) must be an integer from 1 to 64")
+            }
+            return int
+        }
+        func distance(_ key: String, _ range: ClosedRange<Double>) throws(OptionsError) -> Double? {
+            guard let value = object[key], !(value is NSNull) else { return nil }
+            guard let number = value as? NSNumber, range.contains(number.doubleValue) else {
+                throw OptionsError("\(key) must be a number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return number.doubleValue
+        }
+        hint = SpeakerCountHint(exact: try count("num_speakers"), minimum: try count("min_speakers"), maximum: try count("max_speakers"))
+        if let minimum = hint.minimum, let maximum = hint.maximum, minimum > maximum {
+            throw OptionsError("min_speakers (\(minimum)) is above max_speakers (\(maximum))")
+        }
+        if let value = try distance("speaker_threshold", 0.01 ... 2) { config.speakerThreshold = Float(value) }
+        if let value = try distance("cluster_threshold", 0.01 ... 2) { config.clusterThreshold = Float(value) }
+        if let value = try distance("window_seconds", 0.5 ... 4) { config.windowSeconds = value }
+    }
+}
+
+struct OptionsError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
