@@ -103,10 +103,9 @@ public enum EvalCorpus {
     }
 
     /// The words for `id` and, when the file has them, their true speakers (synthetic meetings).
+    /// Without a words folder the evaluation scores turns only (DER, JER, speakers, speed).
     static func loadWords(id: String, directory: String?) throws -> ([DeviceWord], [String?]?) {
-        guard let directory else {
-            throw EvalError(.missingWords, "no words for '\(id)': pass --words DIR (make them with `speakersync words FILE.wav --output-dir DIR`)")
-        }
+        guard let directory else { return ([], nil) }
         let path = URL(fileURLWithPath: directory).appendingPathComponent("\(id).json").path
         guard FileManager.default.fileExists(atPath: path) else {
             throw EvalError(.missingWords, "no words file \(path) (make it with `speakersync words`)")

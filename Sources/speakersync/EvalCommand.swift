@@ -29,7 +29,7 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .customLong("uem"), help: "UEM file of scored regions (repeatable).")
     var uem: [String] = []
 
-    @Option(name: .customLong("words"), help: "Folder of words files <id>.json.")
+    @Option(name: .customLong("words"), help: "Folder of words files <id>.json (without it: turns only, no WDER or label latency).")
     var words: String?
 
     @Option(name: .customLong("segments"), help: "Folder of device diarization <id>.rttm for provider 'device' (default: the reference turns, an oracle).")

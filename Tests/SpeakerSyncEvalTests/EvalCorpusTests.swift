@@ -31,9 +31,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try MeetingSet.write(MeetingSetConfig(speakerCount: 2, meetingCount: 1, turnCount: 2, seed: 6), to: directory)
         let rttm = directory.appendingPathComponent("reference.rttm").path
-        #expect { try EvalCorpus.load(EvalCorpusSpec(audioPaths: [directory.path], rttmPaths: [rttm])) } throws: {
+        #expect { try EvalCorpus.load(EvalCorpusSpec(audioPaths: [directory.path], rttmPaths: [rttm], wordsDirectory: directory.path)) } throws: {
             ($0 as? EvalError)?.code == .missingWords
         }
+        // Without a words folder: turns only.
+        #expect(try EvalCorpus.load(EvalCorpusSpec(audioPaths: [directory.path], rttmPaths: [rttm])).first?.words.isEmpty == true)
         let other = directory.appendingPathComponent("other.rttm")
         try Data("SPEAKER elsewhere 1 0.0 1.0 <NA> <NA> a <NA> <NA>\n".utf8).write(to: other)
         #expect { try EvalCorpus.load(EvalCorpusSpec(audioPaths: [directory.path], rttmPaths: [other.path], wordsDirectory: directory.path)) } throws: {
