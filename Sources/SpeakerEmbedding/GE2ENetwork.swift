@@ -32,8 +32,8 @@ struct GE2ENetwork: Sendable {
         var gates = [Float](repeating: 0, count: rows * gateWidth)
         var layerOutput = [Float](repeating: 0, count: rows * hidden)
         var cell = [Float](repeating: 0, count: batch * hidden)
-        var inputSize = channels
         for layer in weights.layers {
+            let inputSize = layer.inputSize
             for index in cell.indices { cell[index] = 0 }
             layer.bias.withUnsafeBufferPointer { bias in
                 gates.withUnsafeMutableBufferPointer { gates in
@@ -81,7 +81,6 @@ struct GE2ENetwork: Sendable {
             }
             swap(&layerInput, &layerOutput)
             if layerOutput.count != rows * hidden { layerOutput = [Float](repeating: 0, count: rows * hidden) }
-            inputSize = hidden
         }
         // After the swap, layerInput holds the last layer's outputs; its final step is the last hidden state.
         let size = GE2EWeights.embeddingSize

@@ -27,12 +27,11 @@ public final class SpeakerEncoder: Sendable {
     private let frontEnd = MelFrontEnd()
 
     public init(config: SpeakerEmbeddingConfig = .default, logger: Logger) throws {
-        guard config.partialsPerSecond.isFinite,
-              config.partialsPerSecond >= Double(MelFrontEnd.sampleRate) / Double(MelFrontEnd.hopLength * (PartialWindows.frameCount * 2 - 1) / 2),
-              Double(MelFrontEnd.sampleRate) / config.partialsPerSecond / Double(MelFrontEnd.hopLength) >= 0.5
+        guard config.partialsPerSecond > 0,
+              (1 ... PartialWindows.frameCount).contains(PartialWindows.frameStep(partialsPerSecond: config.partialsPerSecond))
         else {
             throw SpeakerEmbeddingError(
-                .invalidConfig, "partialsPerSecond \(config.partialsPerSecond) must put partials 1 to 160 frames apart (0.625 to 200 per second)")
+                .invalidConfig, "partialsPerSecond \(config.partialsPerSecond) must put partials 1 to 160 frames apart (about 0.63 to 200 per second)")
         }
         guard config.minimumCoverage > 0, config.minimumCoverage <= 1 else {
             throw SpeakerEmbeddingError(.invalidConfig, "minimumCoverage \(config.minimumCoverage) must be in (0, 1]")
@@ -54,7 +53,7 @@ public final class SpeakerEncoder: Sendable {
         }
         logger.debug("loaded GE2E speaker encoder", metadata: [
             "path": "\(url.path)", "openblas_core": "\(blas.coreName)",
-            "milliseconds": "\((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)",
+            "seconds": "\(ContinuousClock.now - started)",
         ])
     }
 

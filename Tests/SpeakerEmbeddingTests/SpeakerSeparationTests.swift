@@ -2,10 +2,10 @@ import Foundation
 import SpeakerEmbedding
 import Testing
 
-/// Whether the embeddings tell voices apart on real meeting audio: 2.5 s single-speaker segments cut
+/// Whether the embeddings tell voices apart on real meeting audio: 2 s single-speaker segments cut
 /// from the reference RTTMs' non-overlapped turns of sample.wav and the AMI excerpts.
 @Suite struct SpeakerSeparationTests {
-    static let segmentSeconds = 2.5
+    static let segmentSeconds = 2.0
     /// A few segments per speaker and recording, so one long monologue does not dominate the pairs.
     static let segmentsPerSpeakerAndRecording = 4
 
@@ -46,34 +46,41 @@ import Testing
 
     @Test func sameSpeakerPairsAreCloserThanDifferentSpeakerPairs() throws {
         let segments = try Self.segments()
-        var same: [Float] = [], different: [Float] = [], differentSameRecording: [Float] = []
+        var same: [Float] = [], different: [Float] = []
+        var sameInRecording: [Float] = [], differentInRecording: [Float] = []
         for i in segments.indices {
             for j in segments.indices where j > i {
                 let cosine = SpeakerEncoder.cosineSimilarity(segments[i].embedding, segments[j].embedding)
-                if segments[i].speaker == segments[j].speaker {
-                    same.append(cosine)
-                } else {
-                    different.append(cosine)
-                    if segments[i].recording == segments[j].recording { differentSameRecording.append(cosine) }
+                let sameSpeaker = segments[i].speaker == segments[j].speaker
+                if sameSpeaker { same.append(cosine) } else { different.append(cosine) }
+                if segments[i].recording == segments[j].recording {
+                    if sameSpeaker { sameInRecording.append(cosine) } else { differentInRecording.append(cosine) }
                 }
             }
         }
-        try #require(Set(segments.map(\.speaker)).count >= 4 && same.count >= 20 && differentSameRecording.count >= 10,
-                     "too few single-speaker segments: \(segments.count) from \(Set(segments.map(\.speaker)).count) speakers")
-        let meanSame = mean(same), meanDifferent = mean(different), meanDifferentSameRecording = mean(differentSameRecording)
+        let speakers = Set(segments.map(\.speaker)).count
+        try #require(speakers >= 4 && same.count >= 20 && differentInRecording.count >= 10,
+                     "too few single-speaker segments: \(segments.count) from \(speakers) speakers")
         let eer = equalErrorRate(same: same, different: different)
         print("""
-            GE2E speaker separation: \(segments.count) segments of \(Self.segmentSeconds) s, \(Set(segments.map(\.speaker)).count) speakers
-              same speaker:       \(same.count) pairs, mean \(fmt(meanSame)), min \(fmt(same.min()!)), max \(fmt(same.max()!))
-              different speaker:  \(different.count) pairs, mean \(fmt(meanDifferent)), min \(fmt(different.min()!)), max \(fmt(different.max()!))
-              different speaker, same recording: \(differentSameRecording.count) pairs, mean \(fmt(meanDifferentSameRecording))
-              equal error rate:   \(fmt(eer * 100)) %
+            GE2E speaker separation: \(segments.count) segments of \(Self.segmentSeconds) s, \(speakers) speakers
+              same speaker:       \(summary(same))
+              different speaker:  \(summary(different))
+              within one recording, same speaker:      \(summary(sameInRecording))
+              within one recording, different speaker: \(summary(differentInRecording))
+              equal error rate (all pairs): \(fmt(eer * 100)) %
             """)
-        // A speaker encoder worth using puts the two distributions clearly apart, also when the
-        // channel (recording) is shared; the EER bound is loose for 2.5 s far-field segments.
-        #expect(meanSame - meanDifferent >= 0.1, "same \(meanSame) vs different \(meanDifferent)")
-        #expect(meanSame - meanDifferentSameRecording >= 0.1, "same \(meanSame) vs different in one recording \(meanDifferentSameRecording)")
+        // A speaker encoder worth using puts the two distributions clearly apart. Within one recording
+        // (same room and microphone, where diarization actually compares voices) the pairs are few
+        // and the far-field AMI mix brings voices closer, so there only the order is required.
+        #expect(mean(same) - mean(different) >= 0.1, "same \(mean(same)) vs different \(mean(different))")
+        #expect(mean(sameInRecording) > mean(differentInRecording),
+                "within a recording: same \(mean(sameInRecording)) vs different \(mean(differentInRecording))")
         #expect(eer < 0.25, "equal error rate \(eer)")
+    }
+
+    private func summary(_ values: [Float]) -> String {
+        "\(values.count) pairs, mean \(fmt(mean(values))), min \(fmt(values.min()!)), max \(fmt(values.max()!))"
     }
 
     private func mean(_ values: [Float]) -> Float { values.reduce(0, +) / Float(values.count) }
