@@ -35,6 +35,8 @@ struct SpeakerKitOptions {
         if let value = try distance("speaker_threshold", 0.01 ... 2) { config.speakerThreshold = Float(value) }
         if let value = try distance("cluster_threshold", 0.01 ... 2) { config.clusterThreshold = Float(value) }
         if let value = try distance("window_seconds", 0.5 ... 4) { config.windowSeconds = value }
+        if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
+        if let value = try distance("minimum_batch", 1 ... 8) { config.minimumBatch = Int(value) }
     }
 }
 

@@ -14,6 +14,8 @@ public struct SessionConfig: Hashable, Sendable {
     public var maxStringLength: Int
     /// Providers this server has; nil means "not checked here" (the server checks after `.begin`).
     public var knownProviders: Set<String>?
+    /// The provider of a `start` message that names none (the server sets its best loaded provider).
+    public var defaultProvider: String?
     /// How often the runner calls `SessionStateMachine.idleTimeout()`; a silent client is closed after
     /// one to two intervals.
     public var idleIntervalSeconds: Double
@@ -25,8 +27,10 @@ public struct SessionConfig: Hashable, Sendable {
         maxBinaryFrameBytes: Int = 1 << 20,
         maxStringLength: Int = 1_024,
         knownProviders: Set<String>? = nil,
-        idleIntervalSeconds: Double = 30
+        idleIntervalSeconds: Double = 30,
+        defaultProvider: String? = nil
     ) {
+        self.defaultProvider = defaultProvider
         self.sampleRateRange = sampleRateRange
         self.maxWordsPerMessage = maxWordsPerMessage
         self.maxTextFrameBytes = maxTextFrameBytes

@@ -44,7 +44,7 @@ public struct StartRequest: Hashable, Sendable {
         completing parameters: StartParameters, context: String = "start", config: SessionConfig = .default
     ) throws(ProtocolError) {
         guard let deviceID = parameters.deviceID else { throw .missing("device_id", in: context) }
-        guard let provider = parameters.provider else { throw .missing("provider", in: context) }
+        guard let provider = parameters.provider ?? config.defaultProvider else { throw .missing("provider", in: context) }
         guard let sampleRate = parameters.sampleRate else { throw .missing("sample_rate", in: context) }
         guard let encoding = parameters.encoding else { throw .missing("encoding", in: context) }
         if let known = config.knownProviders, !known.contains(provider) {

@@ -21,11 +21,14 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var minClusterSeconds: Double
     /// Audio kept for windows (seconds); older audio is never needed again.
     public var audioHistorySeconds: Double
+    /// Frames are embedded once this many are waiting (or their speech ended): batches keep the
+    /// encoder's matrix products efficient, at the cost of up to (batch − 1) frames of latency.
+    public var minimumBatch: Int
 
     public init(sampleRate: Int = 16_000, frameSeconds: Double = 0.5, windowSeconds: Double = 1.5,
-                minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.3, embeddingThreshold: Float = 0.2,
+                minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.5, embeddingThreshold: Float = 0.3,
                 minNewSpeakerSeconds: Double = 1.0, clusterThreshold: Float = 0.3, minClusterSeconds: Double = 1.0,
-                audioHistorySeconds: Double = 8) {
+                audioHistorySeconds: Double = 8, minimumBatch: Int = 2) {
         self.sampleRate = sampleRate
         self.frameSeconds = frameSeconds
         self.windowSeconds = windowSeconds
@@ -36,6 +39,7 @@ public struct DiarizerConfig: Sendable, Equatable {
         self.clusterThreshold = clusterThreshold
         self.minClusterSeconds = minClusterSeconds
         self.audioHistorySeconds = audioHistorySeconds
+        self.minimumBatch = minimumBatch
     }
 
     public static let `default` = DiarizerConfig()

@@ -120,6 +120,7 @@ public final class StreamingDiarizer {
         updateRegions(final: final)
         let known = final ? streamEndSeconds : min(detector.analyzedSeconds, streamEndSeconds)
         var jobs: [(region: Int, frame: Int, window: [Float])] = []
+        if !final, regions.indices.contains(firstUnsettled), readyFrameCount(knownSeconds: known) < config.minimumBatch { return }
         for r in firstUnsettled ..< regions.count {
             extendFrames(r, knownSeconds: known)
             let region = regions[r]
@@ -153,6 +154,22 @@ public final class StreamingDiarizer {
         }
         for r in firstUnsettled ..< regions.count { publish(region: r) }
         while firstUnsettled < regions.count, regions[firstUnsettled].isSettled { firstUnsettled += 1 }
+    }
+
+    /// Frames whose look-ahead has arrived but which are not embedded yet; a closed region's frames
+    /// count as many as the batch needs, so its end is never held back.
+    private func readyFrameCount(knownSeconds known: Double) -> Int {
+        var count = 0
+        for r in firstUnsettled ..< regions.count {
+            var probe = regions[r]
+            if probe.endSeconds != nil && probe.frames.contains(where: { !$0.processed }) { return Int.max }
+            let limit = probe.endSeconds ?? known
+            let last = probe.frames.last?.endSeconds ?? probe.startSeconds
+            let unprocessed = probe.frames.filter { !$0.processed && $0.endSeconds + config.lookaheadSeconds <= known }.count
+            count += unprocessed + max(0, Int(((limit - config.lookaheadSeconds - last) / config.frameSeconds).rounded(.down)))
+            probe.frames = []
+        }
+        return count
     }
 
     private func updateRegions(final: Bool) {

@@ -14,7 +14,7 @@ struct DemoCommand: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     @Option(help: "Diarization provider for the demo session.")
-    var provider: String = "energy"
+    var provider: String = "speakerkit"
 
     @Option(help: "Number of speakers in the synthetic meeting (2 to 6).")
     var speakers: Int = 2

@@ -18,7 +18,7 @@ struct EvalCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Diarization provider to evaluate.")
-    var provider: String = "energy"
+    var provider: String = "speakerkit"
 
     @Option(name: .customLong("audio"), help: "A .wav file or a folder of them (repeatable).")
     var audio: [String]

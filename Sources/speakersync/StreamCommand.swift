@@ -54,7 +54,7 @@ struct StreamCommand: AsyncParsableCommand {
         var deviceSegments: [DeviceSegment] = []
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
-        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "energy" : "device"), deviceID: deviceID)
+        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID)
         config.speed = speed
         config.conversationID = conversationID
         config.optionsJSON = options

@@ -49,6 +49,8 @@ public final class SpeakerSyncApplication: Sendable {
             let plugins = PluginRegistry(directory: ResourceLocator.pluginsDirectory(config.pluginsDirectory), logger: logger)
             var sessionConfig = config.session
             sessionConfig.knownProviders = Set(plugins.providers.map(\.id))
+            // New sessions that name no provider get the best one loaded: speakerkit, else the energy baseline.
+            sessionConfig.defaultProvider = ["speakerkit", "energy", "none"].first { sessionConfig.knownProviders!.contains($0) }
             let manager = SessionManager()
             let api = APIHandler(reader: backend, plugins: plugins, logger: logger)
             var transportConfig = WebSocketServerConfig.default
