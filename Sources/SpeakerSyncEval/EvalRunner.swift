@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SpeakerSyncAudio
 import SpeakerSyncClient
 import Synchronization
 import WebSocketTransport
@@ -51,6 +52,15 @@ public final class EvalRunner: Sendable {
     public func run(_ recordings: [EvalRecording], progress: @Sendable (FileEvaluation) -> Void = { _ in }) async throws -> EvalSummary {
         var results: [FileEvaluation] = []
         let width = max(1, config.concurrency)
+        // Warm-up: one short session first, so one-time costs of the server process (the provider's
+        // lazily touched model pages, BLAS buffers, session threads) are not charged to the first file.
+        if var warmUp = recordings.first {
+            let samples = min(warmUp.audio.samples.count, 5 * warmUp.audio.sampleRate)
+            warmUp.audio = AudioBuffer(samples: Array(warmUp.audio.samples.prefix(samples)), sampleRate: warmUp.audio.sampleRate)
+            warmUp.words = []
+            warmUp.deviceSegments = []
+            _ = try? await stream(warmUp)
+        }
         for batchStart in stride(from: 0, to: recordings.count, by: width) {
             let batch = Array(recordings[batchStart ..< min(recordings.count, batchStart + width)])
             let memory = MemoryWatch(url: config.healthURL, interval: config.memoryPollSeconds)

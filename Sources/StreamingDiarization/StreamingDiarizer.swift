@@ -119,25 +119,33 @@ public final class StreamingDiarizer {
     private func process(final: Bool) throws {
         updateRegions(final: final)
         let known = final ? streamEndSeconds : min(detector.analyzedSeconds, streamEndSeconds)
-        var jobs: [(region: Int, frame: Int, window: [Float])] = []
-        if !final, regions.indices.contains(firstUnsettled), readyFrameCount(knownSeconds: known) < config.minimumBatch { return }
+        // Frames whose look-ahead audio has arrived (all of a closed region's).
+        var ready: [(region: Int, frame: Int, start: Double, end: Double)] = []
+        var closedRegionReady = false
         for r in firstUnsettled ..< regions.count {
             extendFrames(r, knownSeconds: known)
             let region = regions[r]
             let regionEnd = region.endSeconds ?? known
             for f in region.frames.indices where !region.frames[f].processed {
                 let frame = region.frames[f]
-                let complete = region.endSeconds != nil || frame.endSeconds + config.lookaheadSeconds <= known
-                guard complete else { break }
+                guard region.endSeconds != nil || frame.endSeconds + config.lookaheadSeconds <= known else { break }
                 let centre = (frame.startSeconds + frame.endSeconds) / 2
-                let start = max(region.startSeconds, centre - config.windowSeconds / 2)
-                let end = min(regionEnd, centre + config.windowSeconds / 2)
-                regions[r].frames[f].processed = true
-                regions[r].frames[f].windowSeconds = end - start
-                guard end - start >= config.minWindowSeconds else { continue }
-                let rate = Double(config.sampleRate)
-                jobs.append((r, f, audio.slice(Int(start * rate), Int(end * rate))))
+                ready.append((r, f, max(region.startSeconds, centre - config.windowSeconds / 2), min(regionEnd, centre + config.windowSeconds / 2)))
+                if region.endSeconds != nil { closedRegionReady = true }
             }
+        }
+        // Batch frames for the encoder, but never hold back the end of a stretch of speech.
+        guard final || closedRegionReady || ready.count >= config.minimumBatch else {
+            for r in firstUnsettled ..< regions.count { publish(region: r) }
+            return
+        }
+        var jobs: [(region: Int, frame: Int, window: [Float])] = []
+        let rate = Double(config.sampleRate)
+        for item in ready {
+            regions[item.region].frames[item.frame].processed = true
+            regions[item.region].frames[item.frame].windowSeconds = item.end - item.start
+            guard item.end - item.start >= config.minWindowSeconds else { continue }
+            jobs.append((item.region, item.frame, audio.slice(Int(item.start * rate), Int(item.end * rate))))
         }
         if !jobs.isEmpty {
             let embeddings: [[Float]]
@@ -154,22 +162,6 @@ public final class StreamingDiarizer {
         }
         for r in firstUnsettled ..< regions.count { publish(region: r) }
         while firstUnsettled < regions.count, regions[firstUnsettled].isSettled { firstUnsettled += 1 }
-    }
-
-    /// Frames whose look-ahead has arrived but which are not embedded yet; a closed region's frames
-    /// count as many as the batch needs, so its end is never held back.
-    private func readyFrameCount(knownSeconds known: Double) -> Int {
-        var count = 0
-        for r in firstUnsettled ..< regions.count {
-            var probe = regions[r]
-            if probe.endSeconds != nil && probe.frames.contains(where: { !$0.processed }) { return Int.max }
-            let limit = probe.endSeconds ?? known
-            let last = probe.frames.last?.endSeconds ?? probe.startSeconds
-            let unprocessed = probe.frames.filter { !$0.processed && $0.endSeconds + config.lookaheadSeconds <= known }.count
-            count += unprocessed + max(0, Int(((limit - config.lookaheadSeconds - last) / config.frameSeconds).rounded(.down)))
-            probe.frames = []
-        }
-        return count
     }
 
     private func updateRegions(final: Bool) {
@@ -342,7 +334,7 @@ public final class StreamingDiarizer {
             }
             flush()
         }
-        guard items.count >= 2 else { return }
+        guard !items.isEmpty else { return }
         var labels = AgglomerativeClustering.cluster(
             items.map(\.embedding), weights: items.map(\.seconds), threshold: config.clusterThreshold,
             minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound)
