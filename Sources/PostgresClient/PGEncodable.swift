@@ -62,6 +62,16 @@ extension Double: PGEncodable, PGArrayElement {
     public func appendPGArrayElement(to literal: inout String) { literal.append(pgText) }
 }
 
+extension Float: PGEncodable, PGArrayElement {
+    /// Swift's shortest round-trip representation (what `real` reads back exactly).
+    public var pgText: String {
+        if isNaN { return "NaN" }
+        if isInfinite { return self < 0 ? "-Infinity" : "Infinity" }
+        return description
+    }
+    public func appendPGArrayElement(to literal: inout String) { literal.append(pgText) }
+}
+
 extension Bool: PGEncodable, PGArrayElement {
     public var pgText: String { self ? "t" : "f" }
     public func appendPGArrayElement(to literal: inout String) { literal.append(self ? "t" : "f") }

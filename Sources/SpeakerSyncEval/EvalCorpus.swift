@@ -106,9 +106,11 @@ public enum EvalCorpus {
     /// Without a words folder the evaluation scores turns only (DER, JER, speakers, speed).
     static func loadWords(id: String, directory: String?) throws -> ([DeviceWord], [String?]?) {
         guard let directory else { return ([], nil) }
-        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(id).json").path
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw EvalError(.missingWords, "no words file \(path) (make it with `speakersync words`)")
+        let folder = URL(fileURLWithPath: directory)
+        // `<id>.json` (synthetic sets) or `<id>.words.json` (what `speakersync words --output-dir` writes).
+        guard let path = ["\(id).json", "\(id).words.json"].map({ folder.appendingPathComponent($0).path })
+            .first(where: { FileManager.default.fileExists(atPath: $0) }) else {
+            throw EvalError(.missingWords, "no words file \(id).json or \(id).words.json in \(directory) (make it with `speakersync words`)")
         }
         guard let root = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any],
               let list = root["words"] as? [[String: Any]] else {

@@ -5,6 +5,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case writeFailed = "write_failed"
         case shutDown = "shut_down"
         case invalidCursor = "invalid_cursor"
+        /// A stored value could not be read back (names the column).
+        case invalidData = "invalid_data"
     }
     public var code: Code
     public var message: String

@@ -6,7 +6,7 @@ import TranscriptMerge
 
 /// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
-final class PostgresBackend: SessionStore, ConversationReader, Sendable {
+final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, Sendable {
     let writer: StoreWriter
     let repository: ConversationRepository
 
@@ -33,6 +33,24 @@ final class PostgresBackend: SessionStore, ConversationReader, Sendable {
 
     func load(conversationID: String) throws -> StoredConversation? {
         try repository.load(conversationID: conversationID)
+    }
+
+    func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {
+        (try repository.people(deviceID: deviceID, provider: provider),
+         try repository.speakerProfiles(conversationID: conversationID, provider: provider))
+    }
+
+    func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws {
+        try repository.saveSpeakerProfiles(conversationID: conversationID, provider: provider, profiles: profiles)
+    }
+
+    // MARK: VoiceDirectory
+
+    func insertPerson(_ person: PersonRecord) throws { try repository.insertPerson(person) }
+    func people(deviceID: String) throws -> [PersonRecord] { try repository.people(deviceID: deviceID, provider: nil) }
+    func deletePerson(id: String) throws -> Bool { try repository.deletePerson(id: id) }
+    func speakerProfile(conversationID: String, label: String, provider: String) throws -> SpeakerProfileRecord? {
+        try repository.speakerProfiles(conversationID: conversationID, provider: provider).first { $0.label == label }
     }
 
     // MARK: ConversationReader

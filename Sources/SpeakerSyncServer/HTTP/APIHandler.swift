@@ -8,13 +8,15 @@ import WebSocketTransport
 /// reads, rendering) runs on a worker queue and the response goes back through `respond`.
 final class APIHandler: HTTPHandler, Sendable {
     private let reader: any ConversationReader
+    private let voices: (any VoiceDirectory)?
     private let plugins: PluginRegistry
     private let logger: Logger
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
-    init(reader: any ConversationReader, plugins: PluginRegistry, logger: Logger) {
+    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, plugins: PluginRegistry, logger: Logger) {
         self.reader = reader
+        self.voices = voices
         self.plugins = plugins
         self.logger = logger
     }
@@ -85,6 +87,9 @@ final class APIHandler: HTTPHandler, Sendable {
             }
             guard let document = try reader.transcript(id: id) else { throw Self.notFound(id) }
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
+        case .enrolPerson, .listPeople, .deletePerson, .saveSpeakerAsPerson:
+            guard let voices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no people") }
+            return try PeopleRoutes(voices: voices, reader: reader, plugins: plugins, logger: logger).answer(route, request)
         }
     }
 

@@ -5,26 +5,40 @@ public enum APIRoute: Equatable, Sendable {
     case listConversations
     case conversation(id: String)
     case transcript(id: String)
+    /// POST /v1/people?device_id&name[&provider]: enrol a person from a WAV body.
+    case enrolPerson
+    /// GET /v1/people?device_id
+    case listPeople
+    /// DELETE /v1/people/{id}
+    case deletePerson(id: String)
+    /// POST /v1/conversations/{id}/speakers/{label}/person[?name]: save a conversation's speaker as a person.
+    case saveSpeakerAsPerson(conversationID: String, label: String)
 
     /// Matches a request line; unknown paths are 404 and known paths with another method 405.
     public static func match(method: String, path: String) -> Result<APIRoute, APIError> {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
-        let route: APIRoute?
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
+        let matched: (route: APIRoute, methods: [String])?
         switch parts.count {
-        case 1 where parts[0] == "healthz": route = .health
-        case 2 where parts == ["v1", "providers"]: route = .providers
-        case 2 where parts == ["v1", "conversations"]: route = .listConversations
-        case 3 where parts[0] == "v1" && parts[1] == "conversations": route = .conversation(id: parts[2])
-        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": route = .transcript(id: parts[2])
-        default: route = nil
+        case 1 where parts[0] == "healthz": matched = (.health, ["GET", "HEAD"])
+        case 2 where parts == ["v1", "providers"]: matched = (.providers, ["GET", "HEAD"])
+        case 2 where parts == ["v1", "conversations"]: matched = (.listConversations, ["GET", "HEAD"])
+        case 2 where parts == ["v1", "people"]:
+            matched = method == "POST" ? (.enrolPerson, ["POST"]) : (.listPeople, ["GET", "HEAD", "POST"])
+        case 3 where parts[0] == "v1" && parts[1] == "people": matched = (.deletePerson(id: parts[2]), ["DELETE"])
+        case 3 where parts[0] == "v1" && parts[1] == "conversations": matched = (.conversation(id: parts[2]), ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": matched = (.transcript(id: parts[2]), ["GET", "HEAD"])
+        case 6 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers" && parts[5] == "person":
+            matched = (.saveSpeakerAsPerson(conversationID: parts[2], label: parts[4]), ["POST"])
+        default: matched = nil
         }
-        guard let route else {
+        guard let matched else {
             return .failure(APIError(status: 404, code: "not_found", message: "no route for \(path)"))
         }
-        guard method == "GET" || method == "HEAD" else {
-            return .failure(APIError(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on \(path); use GET"))
+        guard matched.methods.contains(method) else {
+            let allowed = matched.methods.filter { $0 != "HEAD" }.joined(separator: " or ")
+            return .failure(APIError(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on \(path); use \(allowed)"))
         }
-        return .success(route)
+        return .success(matched.route)
     }
 }
 

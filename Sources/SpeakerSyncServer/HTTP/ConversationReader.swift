@@ -44,6 +44,14 @@ public struct ConversationPage: Sendable {
 }
 
 /// The reads behind the HTTP routes. Blocking; called on the HTTP worker queue, never on the lws thread.
+/// People and voice profiles, for the enrolment routes.
+public protocol VoiceDirectory: Sendable {
+    func insertPerson(_ person: PersonRecord) throws
+    func people(deviceID: String) throws -> [PersonRecord]
+    func deletePerson(id: String) throws -> Bool
+    func speakerProfile(conversationID: String, label: String, provider: String) throws -> SpeakerProfileRecord?
+}
+
 public protocol ConversationReader: Sendable {
     func listConversations(deviceID: String?, limit: Int, cursor: String?) throws -> ConversationPage
     func conversation(id: String) throws -> ConversationSummary?

@@ -26,6 +26,12 @@ struct LiveSession {
     private(set) var processingSeconds = 0.0
     /// Provider time per audio frame, for `stats` (8 bytes per frame: an hour in 100 ms frames is 288 KB).
     private(set) var chunkProcessingSeconds: [Double] = []
+    /// Provider speaker indices of known voices, chosen by the host: enrolled people from
+    /// `personSpeakerBase`, the conversation's earlier speakers from `conversationSpeakerBase`.
+    static let personSpeakerBase: Int32 = 1_000_000
+    static let conversationSpeakerBase: Int32 = 2_000_000
+    /// Enrolled people this session's provider knows, by the index it reports them under.
+    var people: [Int32: String] = [:]
     var labelLatency = LabelLatencyTracker()
     var liveTurns = LiveTurnTimeline()
     private let clockOrigin = ContinuousClock.now

@@ -192,7 +192,7 @@ final class SessionRunner: @unchecked Sendable {
             do {
                 session.engine = try environment.plugins.makeInstance(
                     providerID: request.provider, sessionID: session.sessionToken, sampleRate: 16_000,
-                    optionsJSON: request.optionsJSON
+                    optionsJSON: request.optionsJSON, knownSpeakers: knownVoices(for: &session)
                 )
                 if request.sampleRate != 16_000 {
                     session.resampler = try StreamingResampler(inputRate: request.sampleRate)
@@ -219,6 +219,59 @@ final class SessionRunner: @unchecked Sendable {
                 run(machine.send(.speakers(wireSpeakers(live.speakers))))
                 sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: false)
             }
+        }
+    }
+
+    /// The voices the provider should recognise from the start: the device's enrolled people, and this
+    /// conversation's speakers from earlier sessions (bound to their labels, so a reconnect keeps them).
+    private func knownVoices(for session: inout LiveSession) -> [KnownSpeaker] {
+        let provider = session.request.provider
+        guard environment.plugins.supportsVoiceEmbedding(providerID: provider) else { return [] }
+        let voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord])
+        do {
+            voices = try environment.store.voices(deviceID: session.request.deviceID, conversationID: session.conversationID, provider: provider)
+        } catch {
+            logger.warning("cannot load known voices; the session starts without them", metadata: ["error": "\(error)"])
+            return []
+        }
+        var known: [KnownSpeaker] = []
+        for (index, person) in voices.people.enumerated() {
+            let id = LiveSession.personSpeakerBase + Int32(index)
+            known.append(KnownSpeaker(speaker: id, profile: SpeakerProfile(embedding: person.embedding, durationSeconds: person.speechSeconds),
+                                      isPermanent: true, name: person.name))
+            session.people[id] = person.name
+        }
+        for (index, profile) in voices.speakers.enumerated() where session.speakers.speaker(profile.label) != nil {
+            let id = LiveSession.conversationSpeakerBase + Int32(index)
+            known.append(KnownSpeaker(speaker: id, profile: SpeakerProfile(embedding: profile.embedding, durationSeconds: profile.speechSeconds),
+                                      isPermanent: false, name: profile.label))
+            session.speakers.bind(provider: provider, key: "\(session.sessionToken):\(id)", to: profile.label)
+        }
+        if !known.isEmpty {
+            logger.info("known voices", metadata: ["people": "\(voices.people.count)", "earlier_speakers": "\(voices.speakers.count)"])
+        }
+        return known
+    }
+
+    /// Keeps each speaker's voice profile from this session's provider, so a reconnect (or "save as
+    /// person") finds them. Called once the provider has finalized, before it is released.
+    private func saveVoiceProfiles(_ engine: DiarizationInstance) {
+        guard let session = live, engine.supportsSpeakerProfiles else { return }
+        let provider = session.request.provider
+        let prefix = "\(provider)/\(session.sessionToken):"
+        var best: [String: SpeakerProfileRecord] = [:]
+        for (scoped, label) in session.speakers.keyLabels where scoped.hasPrefix(prefix) {
+            guard let index = Int32(scoped.dropFirst(prefix.count)),
+                  let profile = try? engine.speakerProfile(speaker: index) else { continue }
+            let resolved = session.speakers.resolve(label)
+            if best[resolved].map({ $0.speechSeconds < profile.durationSeconds }) ?? true {
+                best[resolved] = SpeakerProfileRecord(label: resolved, embedding: profile.embedding, speechSeconds: profile.durationSeconds)
+            }
+        }
+        do {
+            try environment.store.saveSpeakerProfiles(conversationID: session.conversationID, provider: provider, profiles: Array(best.values))
+        } catch {
+            logger.warning("cannot keep voice profiles; a reconnect will not recognise these speakers", metadata: ["error": "\(error)"])
         }
     }
 
@@ -287,10 +340,21 @@ final class SessionRunner: @unchecked Sendable {
             }
             let start = turn.startSeconds + session.audioOffsetSeconds
             let key = "\(session.sessionToken):\(turn.speaker)"
-            let (label, created) = live!.speakers.label(provider: provider, key: key, heardAtSeconds: start)
+            var (label, created) = live!.speakers.label(provider: provider, key: key, heardAtSeconds: start)
+            if let fresh = created, let person = live!.people[turn.speaker] {
+                // An enrolled person: reuse their speaker if the conversation already has them, else name the new one.
+                if let existing = live!.speakers.speakers.first(where: { $0.name == person && $0.mergedInto == nil && $0.label != fresh.label }) {
+                    live!.speakers.bind(provider: provider, key: key, to: existing.label)
+                    step.keyLabels["\(provider)/\(key)"] = existing.label
+                    label = existing.label
+                    created = nil
+                } else if let named = try? live!.speakers.rename(fresh.label, to: person) {
+                    created = named
+                }
+            }
             if let created {
                 step.speakers.append(created)
-                step.keyLabels["\(provider)/\(key)"] = created.label
+                step.keyLabels["\(provider)/\(key)"] = live!.speakers.keyLabels["\(provider)/\(key)"] ?? created.label
             }
             let mapped = SpeakerTurn(id: id, speaker: label, startSeconds: start, endSeconds: turn.endSeconds + session.audioOffsetSeconds, confidence: turn.confidence)
             upserts.append(mapped)
@@ -392,7 +456,10 @@ final class SessionRunner: @unchecked Sendable {
         } catch {
             providerFailed(error)
         }
-        if finalizing { live!.engine = nil }
+        if finalizing {
+            saveVoiceProfiles(engine)
+            live!.engine = nil
+        }
     }
 
     private func providerFailed(_ error: any Error) {

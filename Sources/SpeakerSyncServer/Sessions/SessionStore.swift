@@ -9,4 +9,18 @@ public protocol SessionStore: Sendable {
     func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// Loads a conversation for resuming; nil when it does not exist. Blocking; never on the lws thread.
     func load(conversationID: String) throws -> StoredConversation?
+    /// The voices a session with an embedding provider should recognise: the device's enrolled people
+    /// and the conversation's speakers from earlier sessions. Blocking; on the session queue.
+    func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord])
+    /// Keeps the voice profiles of a conversation's speakers (at the end of each session).
+    func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws
+}
+
+extension SessionStore {
+    /// Stores without voices (tests of session logic) recognise no one.
+    public func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {
+        ([], [])
+    }
+
+    public func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws {}
 }

@@ -48,6 +48,13 @@ public struct SpeakerRegistry: Sendable {
         return (label, speaker)
     }
 
+    /// Binds a provider key to an existing label (a known voice from an earlier session), so turns
+    /// under that key continue the same speaker.
+    public mutating func bind(provider: String, key: String, to label: String) {
+        guard indexByLabel[label] != nil else { return }
+        keyLabels["\(provider)/\(key)"] = label
+    }
+
     /// Follows merged_into links to the speaker that now owns `label` (cycles are impossible: merge refuses them).
     public func resolve(_ label: String) -> String {
         var current = label

@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+import PluginHost
+import SpeakerSyncAudio
+import SpeakerSyncStore
+import WebSocketTransport
+
+/// Enrolment: people are named voices of a device, recognised by name in its later sessions.
+///
+/// `POST /v1/people?device_id=D&name=N[&provider=P]` with a WAV body (a few seconds of that person
+/// alone; any rate, mono or the first channel) computes the voice embedding with the provider
+/// (default: the server's default provider) and stores the person. `GET /v1/people?device_id=D`
+/// lists them, `DELETE /v1/people/{id}` forgets one, and
+/// `POST /v1/conversations/{id}/speakers/{label}/person[?name=N]` saves a speaker of a conversation
+/// as a person from the voice profile the provider accumulated over the conversation.
+struct PeopleRoutes {
+    let voices: any VoiceDirectory
+    let reader: any ConversationReader
+    let plugins: PluginRegistry
+    let logger: Logger
+    static let maxNameLength = 200
+    static let maxAudioSeconds = 120.0
+
+    func answer(_ route: APIRoute, _ request: HTTPRequest) throws -> HTTPResponse {
+        switch route {
+        case .enrolPerson:
+            let deviceID = try required("device_id", request)
+            let name = try validName(try required("name", request))
+            let provider = request.query["provider"] ?? defaultProvider()
+            guard plugins.supportsVoiceEmbedding(providerID: provider) else {
+                throw APIError(status: 400, code: "provider_cannot_enrol", message: "provider '\(provider)' computes no voice embeddings; use one that does (speakerkit)")
+            }
+            let audio: AudioBuffer
+            do {
+                audio = try StreamingResampler.resample(WAVFile.decode(Data(request.body)))
+            } catch {
+                throw APIError(status: 400, code: "invalid_audio", message: "the body must be a WAV file: \(error)")
+            }
+            let seconds = Double(audio.samples.count) / Double(audio.sampleRate)
+            guard seconds <= Self.maxAudioSeconds else {
+                throw APIError(status: 413, code: "audio_too_long", message: String(format: "%.0f s of audio; enrolment takes at most %.0f s", seconds, Self.maxAudioSeconds))
+            }
+            let embedding: [Float]
+            do {
+                embedding = try plugins.embedVoice(providerID: provider, samples: audio.samples)
+            } catch {
+                throw APIError(status: 422, code: "no_usable_voice", message: error.message)
+            }
+            let person = PersonRecord(
+                personID: UUID().uuidString.lowercased(), deviceID: deviceID, name: name, provider: provider,
+                embedding: embedding, speechSeconds: seconds, source: "enrolment")
+            try voices.insertPerson(person)
+            logger.info("person enrolled", metadata: ["device": "\(deviceID)", "provider": "\(provider)"])
+            return APIHandler.json(Self.json(person), status: 201)
+        case .listPeople:
+            let deviceID = try required("device_id", request)
+            return APIHandler.json(["people": try voices.people(deviceID: deviceID).map(Self.json)])
+        case .deletePerson(let id):
+            guard try voices.deletePerson(id: id) else {
+                throw APIError(status: 404, code: "person_not_found", message: "no person with id '\(id)'")
+            }
+            return APIHandler.json(["deleted": id])
+        case .saveSpeakerAsPerson(let conversationID, let label):
+            guard let conversation = try reader.conversation(id: conversationID) else { throw APIHandler.notFound(conversationID) }
+            guard let profile = try voices.speakerProfile(conversationID: conversationID, label: label, provider: conversation.provider) else {
+                throw APIError(status: 404, code: "speaker_not_found",
+                               message: "conversation '\(conversationID)' has no voice profile for '\(label)' from provider \(conversation.provider) (profiles are kept by providers with speaker embeddings, at the end of each session)")
+            }
+            let name = try validName(request.query["name"] ?? label)
+            let person = PersonRecord(
+                personID: UUID().uuidString.lowercased(), deviceID: conversation.deviceID, name: name, provider: conversation.provider,
+                embedding: profile.embedding, speechSeconds: profile.speechSeconds, source: "conversation:\(conversationID)/\(label)")
+            try voices.insertPerson(person)
+            return APIHandler.json(Self.json(person), status: 201)
+        default:
+            throw APIError(status: 404, code: "not_found", message: "no such people route")
+        }
+    }
+
+    private func defaultProvider() -> String {
+        plugins.providers.map(\.id).contains("speakerkit") ? "speakerkit" : (plugins.providers.first { plugins.supportsVoiceEmbedding(providerID: $0.id) }?.id ?? "speakerkit")
+    }
+
+    private func required(_ key: String, _ request: HTTPRequest) throws -> String {
+        guard let value = request.query[key], !value.isEmpty else {
+            throw APIError(status: 400, code: "missing_parameter", message: "\(key) is required")
+        }
+        return value
+    }
+
+    private func validName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= Self.maxNameLength, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw APIError(status: 400, code: "invalid_name", message: "name must be 1 to \(Self.maxNameLength) printable characters")
+        }
+        return trimmed
+    }
+
+    static func json(_ person: PersonRecord) -> [String: Any] {
+        ["person_id": person.personID, "device_id": person.deviceID, "name": person.name, "provider": person.provider,
+         "speech_seconds": person.speechSeconds, "dimension": person.embedding.count, "source": person.source]
+    }
+}
