@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -49,6 +54,9 @@ let package = Package(
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
+        .target(name: "SpeechRecognition", dependencies: [
+            "CPocketSphinx", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
@@ -60,7 +68,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeechRecognition",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -88,6 +96,10 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
+        .testTarget(name: "SpeechRecognitionTests", dependencies: [
+            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
