@@ -33,6 +33,11 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
+        .systemLibrary(
+            name: "CPocketSphinx",
+            pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -64,6 +69,9 @@ let package = Package(
         .target(name: "SpeakerEmbedding", dependencies: [
             "CBLAS", .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "SpeechRecognition", dependencies: [
+            "CPocketSphinx", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+        ]),
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
@@ -79,7 +87,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeakerSyncEval",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeakerSyncEval", "SpeechRecognition",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -131,6 +139,10 @@ let package = Package(
         ]),
         .testTarget(name: "SpeakerEmbeddingTests", dependencies: [
             "SpeakerEmbedding", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "SpeechRecognitionTests", dependencies: [
+            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",

@@ -1,0 +1,2 @@
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
