@@ -17,6 +17,8 @@ import WebSocketTransport
 
     func run(provider: String, directory: URL) async throws -> EvalSummary {
         var config = ServerConfig.default
+        // Tests share two cores with CPU-heavy suites; a starved client must not look idle.
+        config.session.idleIntervalSeconds = 600
         config.port = 0
         config.databaseURL = try TestCluster.freshDatabase()
         let app = SpeakerSyncApplication(config: config, logger: Self.logger)

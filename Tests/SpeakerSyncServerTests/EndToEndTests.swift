@@ -27,6 +27,8 @@ import WebSocketTransport
         init() throws {
             connectionString = try TestCluster.freshDatabase()
             var config = ServerConfig.default
+            // Tests share two cores with CPU-heavy suites; a starved client must not look idle.
+            config.session.idleIntervalSeconds = 600
             config.port = 0
             config.databaseURL = connectionString
             app = SpeakerSyncApplication(config: config, logger: EndToEndTests.logger)
@@ -298,6 +300,8 @@ import WebSocketTransport
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-embedded-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: folder) }
         var config = ServerConfig.default
+        // Tests share two cores with CPU-heavy suites; a starved client must not look idle.
+        config.session.idleIntervalSeconds = 600
         config.port = 0
         config.databaseURL = nil
         config.dataDirectory = folder.path
