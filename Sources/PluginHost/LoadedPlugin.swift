@@ -7,6 +7,7 @@ import Darwin
 #endif
 import CSpeakerSyncPluginABI
 import Logging
+import Synchronization
 
 /// One dlopen'd plugin library that passed the ABI checks and whose init succeeded.
 ///
@@ -108,5 +109,32 @@ final class LoadedPlugin: @unchecked Sendable {
         hostTable.deinitialize(count: 1)
         hostTable.deallocate()
         logContext.release()
+    }
+}
+
+extension LoadedPlugin {
+    private final class WeakPlugin: @unchecked Sendable {
+        weak var plugin: LoadedPlugin?
+        init(_ plugin: LoadedPlugin) { self.plugin = plugin }
+    }
+
+    /// Libraries loaded in this process, by real path. dlopen shares one copy of a library between
+    /// everyone who opens it, so its init()/deinit() pair must run once per process, not once per
+    /// registry (a process with two servers, as tests have, would otherwise deinit a plugin another
+    /// registry still uses).
+    private static let loaded = Mutex<[String: WeakPlugin]>([:])
+
+    /// The process's loaded copy of the library at `path`, loading (and initialising) it if needed.
+    static func shared(path: String, logger: Logger) throws(LoadError) -> LoadedPlugin {
+        let key = realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path
+        return try loaded.withLock { (table) throws(LoadError) -> LoadedPlugin in
+            if let existing = table[key]?.plugin { return existing }
+            let plugin = try LoadedPlugin(path: path, logger: logger)
+            table[key] = WeakPlugin(plugin)
+            return plugin
+        }
     }
 }

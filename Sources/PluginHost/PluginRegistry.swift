@@ -46,7 +46,7 @@ public final class PluginRegistry: Sendable {
         for path in Self.libraryPaths(in: directory, logger: logger, failures: &failures) {
             let plugin: LoadedPlugin
             do {
-                plugin = try LoadedPlugin(path: path, logger: logger)
+                plugin = try LoadedPlugin.shared(path: path, logger: logger)
             } catch {
                 failures.append(error.failure)
                 logger.error(
