@@ -67,17 +67,7 @@ struct EspeakRenderer: Sendable {
             throw SynthError(.espeakFailed,
                              "espeak-ng exited \(process.terminationStatus) for '\(key.word)' (\(key.voice.voice))")
         }
-        let decoded: AudioBuffer
-        do {
-            decoded = try StreamingResampler.resample(WAVFile.decode(data))
-        } catch {
-            throw SynthError(.espeakFailed, "espeak-ng output for '\(key.word)' unreadable: \(error)")
-        }
-        guard let word = WordTrimmer.trim(decoded.samples, floor: config.trimFloor,
-                                          relativeToPeak: config.trimRelativeToPeak,
-                                          sampleRate: decoded.sampleRate) else {
-            throw SynthError(.espeakFailed, "espeak-ng produced silence for '\(key.word)' (\(key.voice.voice))")
-        }
-        return word
+        return try WordTrimmer.word(fromWAV: data, word: key.word, voice: key.voice.voice, engine: "espeak-ng",
+                                    config: config, failure: .espeakFailed)
     }
 }

@@ -73,18 +73,8 @@ struct FestivalRenderer: Sendable {
             guard let data = try? Data(contentsOf: url) else {
                 throw SynthError(.festivalFailed, "festival wrote no audio for '\(word)' with voice \(voice.voice) (is its festvox package installed?) \(messages.prefix(300))")
             }
-            let decoded: AudioBuffer
-            do {
-                decoded = try StreamingResampler.resample(WAVFile.decode(data))
-            } catch {
-                throw SynthError(.festivalFailed, "festival output for '\(word)' unreadable: \(error)")
-            }
-            guard let trimmed = WordTrimmer.trim(decoded.samples, floor: config.trimFloor,
-                                                 relativeToPeak: config.trimRelativeToPeak,
-                                                 sampleRate: decoded.sampleRate) else {
-                throw SynthError(.festivalFailed, "festival produced silence for '\(word)' (\(voice.voice))")
-            }
-            result[word] = trimmed
+            result[word] = try WordTrimmer.word(fromWAV: data, word: word, voice: voice.voice, engine: "festival",
+                                                config: config, failure: .festivalFailed)
         }
         return result
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakerSyncAudio
 
 /// Cuts the silence espeak-ng puts around a word, so the word's truth times are the span where its
 /// audio actually is.
@@ -23,5 +24,22 @@ enum WordTrimmer {
             word[word.count - 1 - i] *= gain
         }
         return word
+    }
+
+    /// A synthesiser's WAV output for one word → 16 kHz, trimmed to the word; errors carry `failure`
+    /// and name the word, the voice and the engine.
+    static func word(fromWAV data: Data, word: String, voice: String, engine: String,
+                     config: SynthConfig, failure: SynthError.Code) throws -> [Float] {
+        let decoded: AudioBuffer
+        do {
+            decoded = try StreamingResampler.resample(WAVFile.decode(data))
+        } catch {
+            throw SynthError(failure, "\(engine) output for '\(word)' unreadable: \(error)")
+        }
+        guard let trimmed = trim(decoded.samples, floor: config.trimFloor, relativeToPeak: config.trimRelativeToPeak,
+                                 sampleRate: decoded.sampleRate) else {
+            throw SynthError(failure, "\(engine) produced silence for '\(word)' (\(voice))")
+        }
+        return trimmed
     }
 }

@@ -174,7 +174,7 @@ import WebSocketTransport
         )
         // The server stores the interrupted session after it notices the disconnect: wait (bounded) for it.
         var interrupted: [String: Any] = [:]
-        for _ in 0 ..< 200 {
+        for _ in 0 ..< 1200 {
             interrupted = try server.json("/v1/conversations/\(firstReport.conversationID)").1
             if interrupted["status"] as? String == "interrupted" { break }
             try await Task.sleep(for: .milliseconds(50))

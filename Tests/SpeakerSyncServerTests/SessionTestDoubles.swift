@@ -91,7 +91,7 @@ final class RecordingTransport: SessionTransport {
     }
 
     /// Waits (bounded) until `condition` holds for the connection's messages.
-    func wait(for connection: ConnectionID, timeoutSeconds: Double = 10, until condition: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+    func wait(for connection: ConnectionID, timeoutSeconds: Double = 120, until condition: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
         while ContinuousClock.now < deadline {
             let current = messages(connection)

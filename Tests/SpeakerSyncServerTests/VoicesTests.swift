@@ -79,7 +79,7 @@ import Testing
         let cutSample = Int(cut * 16_000)
         let first = try await stream(server, meeting, deviceID: "phone-r", range: 0 ..< cutSample, finalize: false)
         // Wait (bounded) until the server has stored the interrupted session, voice profiles included.
-        for _ in 0 ..< 200 {
+        for _ in 0 ..< 1200 {
             if try server.json("/v1/conversations/\(first.conversationID)").body["status"] as? String == "interrupted" { break }
             try await Task.sleep(for: .milliseconds(50))
         }
