@@ -77,9 +77,10 @@ private let create: @convention(c) (UnsafePointer<speakersync_factory_t>?, Unsaf
         return nil
     }
     let sessionID = config.pointee.session_id.map { String(cString: $0) } ?? ""
+    let known = knownSpeakers(config)
     let session: SpeakerKitSession
     do {
-        session = try SpeakerKitSession(runtime: runtime, options: options, known: knownSpeakers(config), sessionID: sessionID)
+        session = try SpeakerKitSession(runtime: runtime, options: options, known: known, sessionID: sessionID)
     } catch {
         writeError(errorBuffer, errorSize, "cannot start: \(error)")
         return nil
@@ -122,7 +123,7 @@ private let create: @convention(c) (UnsafePointer<speakersync_factory_t>?, Unsaf
             return session.profile(speaker: speaker, out: out, capacity: capacity, dimension: dimension, duration: duration)
         }))
     runtime.logger.debug("session started", metadata: [
-        "session": "\(sessionID)", "known_speakers": "\(knownSpeakers(config).count)",
+        "session": "\(sessionID)", "known_speakers": "\(known.count)",
         "hint": "\(options.hint.exact.map(String.init) ?? "-")/\(options.hint.minimum.map(String.init) ?? "-")/\(options.hint.maximum.map(String.init) ?? "-")",
     ])
     return instance

@@ -49,9 +49,3 @@ public struct EvalSummary: Sendable {
         return aligned == 0 ? 0 : Double(results.reduce(0) { $0 + $1.mislabelledWordCount }) / Double(aligned)
     }
 }
-
-extension DERComponents {
-    static var zero: DERComponents {
-        DiarizationErrorRate.score(reference: [], hypothesis: [], uem: [], config: .default)
-    }
-}

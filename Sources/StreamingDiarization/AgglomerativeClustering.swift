@@ -1,3 +1,5 @@
+import SpeakerManager
+
 /// Average-linkage agglomerative clustering on cosine distance, for the offline pass at finalize.
 ///
 /// Items carry weights (seconds of speech), so a cluster's distance to another is the
@@ -14,7 +16,7 @@ enum AgglomerativeClustering {
         var distance = [Float](repeating: 0, count: n * n)
         for i in 0 ..< n {
             for j in i + 1 ..< n {
-                let d = cosineDistance(embeddings[i], embeddings[j])
+                let d = SpeakerUtilities.cosineDistance(embeddings[i], embeddings[j])
                 distance[i * n + j] = d
                 distance[j * n + i] = d
             }
@@ -68,17 +70,6 @@ enum AgglomerativeClustering {
             for item in members[root] { labels[item] = label }
         }
         return labels
-    }
-
-    static func cosineDistance(_ a: [Float], _ b: [Float]) -> Float {
-        var dot: Float = 0, na: Float = 0, nb: Float = 0
-        for i in 0 ..< min(a.count, b.count) {
-            dot += a[i] * b[i]
-            na += a[i] * a[i]
-            nb += b[i] * b[i]
-        }
-        let norm = (na * nb).squareRoot()
-        return norm > 0 ? 1 - dot / norm : 1
     }
 
     /// The normalised weighted mean of `vectors`.

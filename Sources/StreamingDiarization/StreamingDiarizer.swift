@@ -391,7 +391,7 @@ public final class StreamingDiarizer {
                 centroids[cluster] = AgglomerativeClustering.centroid(members.map(\.embedding), weights: members.map(\.seconds))
             }
             let target = clusters.filter { $0 != small }.min {
-                AgglomerativeClustering.cosineDistance(centroids[small]!, centroids[$0]!) < AgglomerativeClustering.cosineDistance(centroids[small]!, centroids[$1]!)
+                SpeakerUtilities.cosineDistance(centroids[small]!, centroids[$0]!) < SpeakerUtilities.cosineDistance(centroids[small]!, centroids[$1]!)
             }!
             labels = labels.map { $0 == small ? target : $0 }
         }

@@ -52,7 +52,7 @@ public final class SpeakerSyncApplication: Sendable {
             // New sessions that name no provider get the best one loaded: speakerkit, else the energy baseline.
             sessionConfig.defaultProvider = ["speakerkit", "energy", "none"].first { sessionConfig.knownProviders!.contains($0) }
             let manager = SessionManager()
-            let api = APIHandler(reader: backend, voices: backend, plugins: plugins, logger: logger)
+            let api = APIHandler(reader: backend, voices: backend, plugins: plugins, defaultProvider: sessionConfig.defaultProvider, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port

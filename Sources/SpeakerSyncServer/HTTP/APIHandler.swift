@@ -10,13 +10,16 @@ final class APIHandler: HTTPHandler, Sendable {
     private let reader: any ConversationReader
     private let voices: (any VoiceDirectory)?
     private let plugins: PluginRegistry
+    private let defaultProvider: String?
     private let logger: Logger
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
-    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, plugins: PluginRegistry, logger: Logger) {
+    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, plugins: PluginRegistry,
+         defaultProvider: String? = nil, logger: Logger) {
         self.reader = reader
         self.voices = voices
+        self.defaultProvider = defaultProvider
         self.plugins = plugins
         self.logger = logger
     }
@@ -89,7 +92,7 @@ final class APIHandler: HTTPHandler, Sendable {
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
         case .enrolPerson, .listPeople, .deletePerson, .saveSpeakerAsPerson:
             guard let voices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no people") }
-            return try PeopleRoutes(voices: voices, reader: reader, plugins: plugins, logger: logger).answer(route, request)
+            return try PeopleRoutes(voices: voices, reader: reader, plugins: plugins, defaultProvider: defaultProvider, logger: logger).answer(route, request)
         }
     }
 

@@ -17,6 +17,8 @@ struct PeopleRoutes {
     let voices: any VoiceDirectory
     let reader: any ConversationReader
     let plugins: PluginRegistry
+    /// The server's default provider (what sessions without one get), used when enrolment names none.
+    let defaultProvider: String?
     let logger: Logger
     static let maxNameLength = 200
     static let maxAudioSeconds = 120.0
@@ -26,7 +28,7 @@ struct PeopleRoutes {
         case .enrolPerson:
             let deviceID = try required("device_id", request)
             let name = try validName(try required("name", request))
-            let provider = request.query["provider"] ?? defaultProvider()
+            let provider = request.query["provider"] ?? defaultProvider ?? "speakerkit"
             guard plugins.supportsVoiceEmbedding(providerID: provider) else {
                 throw APIError(status: 400, code: "provider_cannot_enrol", message: "provider '\(provider)' computes no voice embeddings; use one that does (speakerkit)")
             }
@@ -75,10 +77,6 @@ struct PeopleRoutes {
         default:
             throw APIError(status: 404, code: "not_found", message: "no such people route")
         }
-    }
-
-    private func defaultProvider() -> String {
-        plugins.providers.map(\.id).contains("speakerkit") ? "speakerkit" : (plugins.providers.first { plugins.supportsVoiceEmbedding(providerID: $0.id) }?.id ?? "speakerkit")
     }
 
     private func required(_ key: String, _ request: HTTPRequest) throws -> String {

@@ -60,8 +60,9 @@ struct LabelLatencyTracker: Sendable {
 
     /// A word that no longer exists (its result was replaced by fewer words) is not measured.
     mutating func wordsRemoved(_ ids: [WordID]) {
-        for id in ids { entries[id] = nil }
-        waitingForAudio.removeAll { ids.contains($0.id) }
+        let removed = Set(ids)
+        for id in removed { entries[id] = nil }
+        waitingForAudio.removeAll { removed.contains($0.id) }
     }
 
     /// Latencies of labelled words, in word-id order. A label that arrived before the word was ready

@@ -354,7 +354,7 @@ final class SessionRunner: @unchecked Sendable {
             }
             if let created {
                 step.speakers.append(created)
-                step.keyLabels["\(provider)/\(key)"] = live!.speakers.keyLabels["\(provider)/\(key)"] ?? created.label
+                step.keyLabels["\(provider)/\(key)"] = created.label
             }
             let mapped = SpeakerTurn(id: id, speaker: label, startSeconds: start, endSeconds: turn.endSeconds + session.audioOffsetSeconds, confidence: turn.confidence)
             upserts.append(mapped)
