@@ -66,9 +66,13 @@ let package = Package(
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
+        // The LSTM's per-frame recurrent product, vectorised in C (AVX-512 / AVX2 chosen at run time).
+        .target(name: "CSpeakerEmbeddingKernels", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "SpeakerEmbedding", dependencies: [
-            "CBLAS", .product(name: "Logging", package: "swift-log"),
+            "CBLAS", "CSpeakerEmbeddingKernels", .product(name: "Logging", package: "swift-log"),
         ]),
+        // The real VAD and encoder behind StreamingDiarization's protocols (speakerkit and the benchmarks).
+        .target(name: "DiarizationModels", dependencies: ["StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity"]),
         .target(name: "SpeechRecognition", dependencies: [
             "CPocketSphinx", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -93,7 +97,8 @@ let package = Package(
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
-            "VoiceActivity", "SpeakerSyncAudio",
+            "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
+            "SpeakerManager", "SpeakerEmbedding",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -109,6 +114,7 @@ let package = Package(
             name: "SpeakerKit",
             dependencies: [
                 "CSpeakerSyncPluginABI", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity",
+                "DiarizationModels",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/SpeakerKit"
@@ -138,7 +144,7 @@ let package = Package(
             "VoiceActivity", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerEmbeddingTests", dependencies: [
-            "SpeakerEmbedding", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "SpeakerEmbedding", "CSpeakerEmbeddingKernels", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
             "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport",

@@ -7,7 +7,7 @@ import StreamingDiarization
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`.
 struct SpeakerKitOptions {
     var hint = SpeakerCountHint.none
-    var config = SpeakerKitDefaults.diarizer
+    var config = DiarizerConfig.default
 
     init(json: String?) throws(OptionsError) {
         guard let json, !json.trimmingCharacters(in: .whitespaces).isEmpty else { return }

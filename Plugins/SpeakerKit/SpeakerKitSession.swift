@@ -1,4 +1,5 @@
 import CSpeakerSyncPluginABI
+import DiarizationModels
 import Foundation
 import Logging
 import SpeakerManager
@@ -20,7 +21,7 @@ final class SpeakerKitSession {
         var logger = runtime.logger
         logger[metadataKey: "session"] = "\(sessionID)"
         self.logger = logger
-        let speakers = try SpeakerManager(config: SpeakerKitDefaults.manager(for: options.config), logger: logger)
+        let speakers = try SpeakerManager(config: options.config.speakerManagerConfig, logger: logger)
         if !known.isEmpty { try speakers.initializeKnownSpeakers(known, mode: .overwrite, preserveIfPermanent: false) }
         diarizer = StreamingDiarizer(
             config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: try runtime.makeDetector()),

@@ -1,3 +1,5 @@
+import CSpeakerEmbeddingKernels
+
 /// resemblyzer's VoiceEncoder.forward for a batch of equally long mel windows: a 3-layer LSTM
 /// (40 → 256 → 256 → 256) run from zero state, the last layer's final hidden state through
 /// Linear(256 → 256) and ReLU, then L2-normalised.
@@ -7,14 +9,11 @@
 /// W_hhᵀ product added onto that step's slice of the projection.
 ///
 /// The per-step products are small (a few windows × 256 × 1024) and dominate the cost. OpenBLAS
-/// repacks its right operand (W_hh, 1 MiB) on every ordinary call, whatever the batch, but multiplies
-/// products of at most ~10⁶ multiply-adds with unpacked kernels; so each step runs as tiles of 4
-/// windows × 256 gate columns (4·256·256 = 262,144), measured ~1.7× faster per window than one call
-/// over 8 windows (docs/embeddings.md).
+/// repacks its operands on every such call, so they run through a small C kernel instead
+/// (CSpeakerEmbeddingKernels: accumulators in vector registers, W_hh rows streamed from cache),
+/// measured about twice as fast per embedding (docs/embeddings.md). The one big product per layer
+/// (every frame through W_ih) stays with OpenBLAS.
 struct GE2ENetwork: Sendable {
-    static let tileRows = 4
-    static let tileColumns = 256
-
     let weights: GE2EWeights
 
     /// Embeddings of `batch` windows of `frameCount` frames; `mels` holds window b's frames at
@@ -51,28 +50,23 @@ struct GE2ENetwork: Sendable {
                 }
             }
             layer.recurrentWeights.withUnsafeBufferPointer { recurrent in
-                gates.withUnsafeMutableBufferPointer { gates in
-                    layerOutput.withUnsafeMutableBufferPointer { output in
-                        cell.withUnsafeMutableBufferPointer { cell in
-                            for t in 0 ..< frameCount {
-                                let stepGates = gates.baseAddress! + t * batch * gateWidth
-                                let stepOutput = output.baseAddress! + t * batch * hidden
-                                if t > 0 {
-                                    let previous = stepOutput - batch * hidden
-                                    for firstRow in stride(from: 0, to: batch, by: Self.tileRows) {
-                                        for firstColumn in stride(from: 0, to: gateWidth, by: Self.tileColumns) {
-                                            BLAS.multiply(
-                                                previous + firstRow * hidden, rows: min(Self.tileRows, batch - firstRow),
-                                                inner: hidden, leadingA: hidden,
-                                                recurrent.baseAddress! + firstColumn, columns: Self.tileColumns, leadingB: gateWidth,
-                                                into: stepGates + firstRow * gateWidth + firstColumn, leadingC: gateWidth, beta: 1)
-                                        }
+                layer.recurrentWeightsHalf.withUnsafeBufferPointer { recurrentHalf in
+                    gates.withUnsafeMutableBufferPointer { gates in
+                        layerOutput.withUnsafeMutableBufferPointer { output in
+                            cell.withUnsafeMutableBufferPointer { cell in
+                                for t in 0 ..< frameCount {
+                                    let stepGates = gates.baseAddress! + t * batch * gateWidth
+                                    let stepOutput = output.baseAddress! + t * batch * hidden
+                                    if t > 0 {
+                                        speakersync_recurrent_accumulate(
+                                            stepOutput - batch * hidden, Int32(batch), Int32(hidden),
+                                            recurrent.baseAddress!, recurrentHalf.baseAddress!, Int32(gateWidth), stepGates)
                                     }
-                                }
-                                for b in 0 ..< batch {
-                                    LSTMCell.update(
-                                        gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
-                                        hidden: stepOutput + b * hidden, hiddenSize: hidden)
+                                    for b in 0 ..< batch {
+                                        LSTMCell.update(
+                                            gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
+                                            hidden: stepOutput + b * hidden, hiddenSize: hidden)
+                                    }
                                 }
                             }
                         }

@@ -107,6 +107,16 @@ public final class StreamingDiarizer {
         return (AgglomerativeClustering.centroid(vectors, weights: weights), weights.reduce(0, +))
     }
 
+    /// Every frame so far, in time order.
+    public var frames: [DiarizerFrame] {
+        regions.flatMap { region in
+            region.frames.map {
+                DiarizerFrame(startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, windowSeconds: $0.windowSeconds,
+                              embedding: $0.embedding, speaker: $0.speaker)
+            }
+        }
+    }
+
     /// Speakers that have turns now.
     public var speakersWithTurns: [Int32] {
         Array(Set(emitted.values.map(\.speaker))).sorted()

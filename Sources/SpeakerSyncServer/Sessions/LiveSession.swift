@@ -23,7 +23,7 @@ struct LiveSession {
     var inputSampleCount = 0
     var finalized = false
     private var savedAudioSeconds: Double
-    private(set) var processingSeconds = 0.0
+    private(set) var processingCPUSeconds = 0.0
     /// Provider time per audio frame, for `stats` (8 bytes per frame: an hour in 100 ms frames is 288 KB).
     private(set) var chunkProcessingSeconds: [Double] = []
     /// Provider speaker indices of known voices, chosen by the host: enrolled people from
@@ -72,10 +72,17 @@ struct LiveSession {
 
     mutating func markSaved() { savedAudioSeconds = audioEndSeconds }
 
-    mutating func recordProcessing(_ duration: Duration) {
-        let seconds = duration.seconds
-        processingSeconds += seconds
-        chunkProcessingSeconds.append(seconds)
+    /// One chunk's processing: its wall-clock time (what the device waits for, reported as chunk
+    /// processing percentiles) and the CPU this thread spent on it (the real-time factor: CPU per
+    /// second of audio, unaffected by other sessions or processes sharing the cores).
+    mutating func recordProcessing(_ duration: Duration, cpuSeconds: Double) {
+        processingCPUSeconds += cpuSeconds
+        chunkProcessingSeconds.append(duration.seconds)
+    }
+
+    /// Provider work outside any chunk (draining, the offline pass at finalize): CPU only.
+    mutating func recordProcessing(cpuSeconds: Double) {
+        processingCPUSeconds += cpuSeconds
     }
 
     /// Monotonic seconds since the session started, for the latency tracker.
@@ -90,7 +97,7 @@ struct LiveSession {
             speakerCount: speakers.activeSpeakers.count,
             firstLabelLatenciesSeconds: latencies.first, finalLabelLatenciesSeconds: latencies.final,
             chunkProcessingSeconds: chunkProcessingSeconds,
-            realTimeFactor: chunkProcessingSeconds.isEmpty || audio <= 0 ? nil : processingSeconds / audio,
+            realTimeFactor: chunkProcessingSeconds.isEmpty || audio <= 0 ? nil : processingCPUSeconds / audio,
             liveTurns: liveTurns.segments.map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
             finalTurns: merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) }
                 .map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
@@ -104,7 +111,7 @@ struct LiveSession {
             "words": "\(merger.words.count)",
             "unlabelled_words": "\(merger.unlabelledWordCount)",
             "speakers": "\(speakers.activeSpeakers.count)",
-            "real_time_factor": "\(audio > 0 ? String(format: "%.4f", processingSeconds / audio) : "-")",
+            "real_time_factor": "\(audio > 0 ? String(format: "%.4f", processingCPUSeconds / audio) : "-")",
         ]
     }
 }

@@ -281,6 +281,7 @@ final class SessionRunner: @unchecked Sendable {
         live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
         guard let engine = live!.engine else { return }
         let started = ContinuousClock.now
+        let startedCPU = ThreadCPUClock.seconds()
         do {
             let pcm = live!.resampler?.process(samples) ?? samples
             if !pcm.isEmpty { try engine.push(samples: pcm) }
@@ -288,7 +289,7 @@ final class SessionRunner: @unchecked Sendable {
         } catch {
             providerFailed(error)
         }
-        live?.recordProcessing(ContinuousClock.now - started)
+        live?.recordProcessing(ContinuousClock.now - started, cpuSeconds: ThreadCPUClock.seconds() - startedCPU)
     }
 
     private func words(_ message: WordsMessage) {
@@ -446,6 +447,8 @@ final class SessionRunner: @unchecked Sendable {
 
     private func drainProvider(finalizing: Bool) {
         guard let engine = live?.engine else { return }
+        let startedCPU = ThreadCPUClock.seconds()
+        defer { live?.recordProcessing(cpuSeconds: ThreadCPUClock.seconds() - startedCPU) }
         do {
             if var resampler = live!.resampler {
                 let tail = resampler.flush()

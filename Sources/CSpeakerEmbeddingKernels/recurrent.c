@@ -1,0 +1,152 @@
+#include "speakersync_recurrent.h"
+
+#include <stddef.h>
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define HAVE_X86_PATHS 1
+
+// NB rows (1..4, a compile-time constant after inlining) × 64 columns: 16 zmm accumulators. Per k, four
+// loads of 16 half weights, widened once, used NB times.
+__attribute__((target("avx512f,fma"), always_inline)) static inline void
+tile_avx512(const float *h, int hs, const uint16_t *w, int width, float *g, int j0, const int NB) {
+    __m512 acc[4][4];
+    for (int b = 0; b < NB; b++)
+        for (int c = 0; c < 4; c++) acc[b][c] = _mm512_loadu_ps(g + (size_t)b * width + j0 + 16 * c);
+    for (int k = 0; k < hs; k++) {
+        const uint16_t *row = w + (size_t)k * width + j0;
+        __m512 w0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row)));
+        __m512 w1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 16)));
+        __m512 w2 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 32)));
+        __m512 w3 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 48)));
+        for (int b = 0; b < NB; b++) {
+            __m512 x = _mm512_set1_ps(h[(size_t)b * hs + k]);
+            acc[b][0] = _mm512_fmadd_ps(x, w0, acc[b][0]);
+            acc[b][1] = _mm512_fmadd_ps(x, w1, acc[b][1]);
+            acc[b][2] = _mm512_fmadd_ps(x, w2, acc[b][2]);
+            acc[b][3] = _mm512_fmadd_ps(x, w3, acc[b][3]);
+        }
+    }
+    for (int b = 0; b < NB; b++)
+        for (int c = 0; c < 4; c++) _mm512_storeu_ps(g + (size_t)b * width + j0 + 16 * c, acc[b][c]);
+}
+
+__attribute__((target("avx512f,fma"))) static void
+accumulate_avx512(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,
+                  float *gates) {
+    (void)weights;
+    for (int b0 = 0; b0 < batch; b0 += 4) {
+        const float *h = hidden + (size_t)b0 * hs;
+        float *g = gates + (size_t)b0 * width;
+        int rows = batch - b0 < 4 ? batch - b0 : 4;
+        for (int j0 = 0; j0 < width; j0 += 64) {
+            switch (rows) {
+            case 1: tile_avx512(h, hs, half, width, g, j0, 1); break;
+            case 2: tile_avx512(h, hs, half, width, g, j0, 2); break;
+            case 3: tile_avx512(h, hs, half, width, g, j0, 3); break;
+            default: tile_avx512(h, hs, half, width, g, j0, 4); break;
+            }
+        }
+    }
+}
+
+// NB rows × 32 columns: 16 ymm accumulators.
+__attribute__((target("avx2,f16c,fma"), always_inline)) static inline void
+tile_avx2(const float *h, int hs, const uint16_t *w, int width, float *g, int j0, const int NB) {
+    __m256 acc[4][4];
+    for (int b = 0; b < NB; b++)
+        for (int c = 0; c < 4; c++) acc[b][c] = _mm256_loadu_ps(g + (size_t)b * width + j0 + 8 * c);
+    for (int k = 0; k < hs; k++) {
+        const uint16_t *row = w + (size_t)k * width + j0;
+        __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row)));
+        __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 8)));
+        __m256 w2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 16)));
+        __m256 w3 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 24)));
+        for (int b = 0; b < NB; b++) {
+            __m256 x = _mm256_set1_ps(h[(size_t)b * hs + k]);
+            acc[b][0] = _mm256_fmadd_ps(x, w0, acc[b][0]);
+            acc[b][1] = _mm256_fmadd_ps(x, w1, acc[b][1]);
+            acc[b][2] = _mm256_fmadd_ps(x, w2, acc[b][2]);
+            acc[b][3] = _mm256_fmadd_ps(x, w3, acc[b][3]);
+        }
+    }
+    for (int b = 0; b < NB; b++)
+        for (int c = 0; c < 4; c++) _mm256_storeu_ps(g + (size_t)b * width + j0 + 8 * c, acc[b][c]);
+}
+
+__attribute__((target("avx2,f16c,fma"))) static void
+accumulate_avx2(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,
+                float *gates) {
+    (void)weights;
+    for (int b0 = 0; b0 < batch; b0 += 4) {
+        const float *h = hidden + (size_t)b0 * hs;
+        float *g = gates + (size_t)b0 * width;
+        int rows = batch - b0 < 4 ? batch - b0 : 4;
+        for (int j0 = 0; j0 < width; j0 += 32) {
+            switch (rows) {
+            case 1: tile_avx2(h, hs, half, width, g, j0, 1); break;
+            case 2: tile_avx2(h, hs, half, width, g, j0, 2); break;
+            case 3: tile_avx2(h, hs, half, width, g, j0, 3); break;
+            default: tile_avx2(h, hs, half, width, g, j0, 4); break;
+            }
+        }
+    }
+}
+#endif
+
+// Portable float32 path: one row at a time, columns in blocks the compiler can vectorise.
+static void accumulate_generic(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half,
+                               int width, float *gates) {
+    (void)half;
+    for (int b = 0; b < batch; b++) {
+        const float *h = hidden + (size_t)b * hs;
+        float *g = gates + (size_t)b * width;
+        for (int k = 0; k < hs; k++) {
+            const float x = h[k];
+            const float *row = weights + (size_t)k * width;
+            for (int j = 0; j < width; j++) g[j] += x * row[j];
+        }
+    }
+}
+
+typedef void (*accumulate_fn)(const float *, int, int, const float *, const uint16_t *, int, float *);
+
+static accumulate_fn choose(const char **name) {
+#ifdef HAVE_X86_PATHS
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
+        *name = "avx512-f16";
+        return accumulate_avx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+        *name = "avx2-f16";
+        return accumulate_avx2;
+    }
+#endif
+    *name = "generic-f32";
+    return accumulate_generic;
+}
+
+// Chosen once; if two threads race here first, both store the same values.
+static accumulate_fn kernel;
+static const char *kernel_name;
+
+static accumulate_fn resolve(void) {
+    accumulate_fn fn = __atomic_load_n(&kernel, __ATOMIC_ACQUIRE);
+    if (fn) return fn;
+    const char *name;
+    fn = choose(&name);
+    __atomic_store_n(&kernel_name, name, __ATOMIC_RELAXED);
+    __atomic_store_n(&kernel, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+void speakersync_recurrent_accumulate(const float *hidden, int batch, int hidden_size, const float *weights,
+                                      const uint16_t *weights_half, int width, float *gates) {
+    resolve()(hidden, batch, hidden_size, weights, weights_half, width, gates);
+}
+
+const char *speakersync_recurrent_kernel_name(void) {
+    resolve();
+    return __atomic_load_n(&kernel_name, __ATOMIC_RELAXED);
+}

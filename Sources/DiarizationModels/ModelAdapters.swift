@@ -1,0 +1,38 @@
+import SpeakerEmbedding
+import StreamingDiarization
+import VoiceActivity
+
+/// The real models behind the diarizer's two protocols, shared by the speakerkit plugin and the
+/// benchmarks so both run exactly the same pipeline.
+
+/// The GE2E encoder as the diarizer's embedder (shared by every session; it is immutable).
+public struct GE2EEmbedder: SpeakerEmbedder {
+    public let encoder: SpeakerEncoder
+
+    public init(encoder: SpeakerEncoder) {
+        self.encoder = encoder
+    }
+
+    public var dimension: Int { SpeakerEncoder.embeddingSize }
+
+    public func embed(_ windows: [[Float]]) throws -> [[Float]] {
+        try encoder.embed(sampleWindows: windows, sampleRate: SpeakerEncoder.sampleRate)
+    }
+}
+
+/// Silero VAD (sherpa-onnx) as the diarizer's speech detector; one per session.
+public final class SileroSpeechDetector: SpeechDetector {
+    public let detector: SileroVoiceActivityDetector
+
+    public init(detector: SileroVoiceActivityDetector) {
+        self.detector = detector
+    }
+
+    public func accept(samples: [Float]) { detector.accept(samples: samples) }
+    public func popSegments() -> [SpeechSpan] {
+        detector.popSegments().map { SpeechSpan(startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+    }
+    public var ongoingSpeechStartSeconds: Double? { detector.ongoingSpeechStartSeconds }
+    public var analyzedSeconds: Double { detector.analyzedSeconds }
+    public func flush() { detector.flush() }
+}

@@ -1,0 +1,182 @@
+import ArgumentParser
+import DiarizationModels
+import DiarizationScoring
+import Foundation
+import Logging
+import SpeakerEmbedding
+import SpeakerManager
+import SpeakerSyncAudio
+import StreamingDiarization
+import Synchronization
+import VoiceActivity
+
+/// speakerkit's pipeline (silero VAD → GE2E → SpeakerManager → offline re-clustering) run in this
+/// process on one thread, without a server: DER per file and overall, speakers found, and the CPU it
+/// costs per second of audio split into VAD, embedding and the rest. For tuning and for the
+/// one-core speed figure; `speakersync eval` remains the end-to-end measurement.
+struct DiarizeBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diarize", abstract: "speakerkit's diarizer in-process on one thread: DER, speaker count, CPU per audio second.")
+
+    @Option(help: "A folder of 16 kHz WAV files (or one WAV file).") var audio: String
+    @Option(help: "Reference RTTM for the files.") var rttm: String
+    @Option(help: "UEM for the files (default: scored from the first to the last turn).") var uem: String?
+    @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
+    @Option(name: .customLong("speaker-threshold")) var speakerThreshold: Float?
+    @Option(name: .customLong("cluster-threshold")) var clusterThreshold: Float?
+    @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
+    @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
+    @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
+    @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
+    @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
+    @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
+    @Option(name: .customLong("vad-pad"), help: "Override VADConfig.default.speechPadSeconds.") var vadPad: Double?
+    @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
+    var dump: String?
+    @Flag(help: "Print every file's figures.") var verbose = false
+
+    func run() throws {
+        var config = DiarizerConfig.default
+        if let speakerThreshold { config.speakerThreshold = speakerThreshold }
+        if let clusterThreshold { config.clusterThreshold = clusterThreshold }
+        if let frameSeconds { config.frameSeconds = frameSeconds }
+        if let windowSeconds { config.windowSeconds = windowSeconds }
+        if let minimumBatch { config.minimumBatch = minimumBatch }
+        var vad = VADConfig.default
+        if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
+        if let vadThreshold { vad.threshold = vadThreshold }
+        if let vadPad { vad.speechPadSeconds = vadPad }
+        var logger = Logger(label: "diarize-bench")
+        logger.logLevel = .warning
+        let encoder = try SpeakerEncoder(logger: logger)
+        let reference = try RTTM.parse(String(contentsOfFile: rttm, encoding: .utf8))
+        let scored = try uem.map { try UEM.parse(String(contentsOfFile: $0, encoding: .utf8)) }
+        let files = try wavFiles()
+        if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
+
+        var total = DERComponents.zero, totalC0 = DERComponents.zero
+        var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
+        var exactCounts = 0, frames = 0
+        for file in files {
+            let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            let buffer = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
+            guard buffer.sampleRate == config.sampleRate else {
+                throw ValidationError("\(file): \(buffer.sampleRate) Hz; this benchmark takes \(config.sampleRate) Hz audio")
+            }
+            let detector = TimedDetector(SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)))
+            let embedder = TimedEmbedder(GE2EEmbedder(encoder: encoder))
+            let diarizer = StreamingDiarizer(
+                config: config, hint: SpeakerCountHint(exact: numSpeakers), detector: detector, embedder: embedder,
+                speakers: try SpeakerManager(config: config.speakerManagerConfig, logger: logger), logger: logger)
+            var turns: [UInt64: DiarizerTurn] = [:]
+            func collect() {
+                for turn in diarizer.pullTurns() {
+                    if turn.isRemoved { turns[turn.id] = nil } else { turns[turn.id] = turn }
+                }
+            }
+            let started = threadCPUSeconds()
+            for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
+                try diarizer.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
+                collect()
+            }
+            try diarizer.finalize()
+            collect()
+            let cpu = threadCPUSeconds() - started
+            let seconds = Double(buffer.samples.count) / Double(buffer.sampleRate)
+            audioSeconds += seconds
+            allCPU += cpu
+            vadCPU += detector.cpuSeconds
+            embedCPU += embedder.cpuSeconds.withLock { $0 }
+            frames += diarizer.embeddedFrameCount
+
+            let hypothesis = turns.values.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+            let truth = reference[id] ?? []
+            let spans = scored?[id]
+            let der = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0.25))
+            let derC0 = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0))
+            total = total + der
+            totalC0 = totalC0 + derC0
+            let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
+            if found == expected { exactCounts += 1 }
+            if verbose {
+                print("\(id): DER c0.25 \(percent(der.errorRate)) (miss \(f(der.missedSeconds, 1)) s, FA \(f(der.falseAlarmSeconds, 1)) s, "
+                    + "conf \(f(der.confusionSeconds, 1)) s), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
+            }
+            if let dump { try write(frames: diarizer.frames, id: id, to: dump) }
+        }
+        print("files \(files.count), audio \(f(audioSeconds, 1)) s, frames embedded \(frames)")
+        print("DER c0.25 \(percent(total.errorRate)) (miss \(percent(total.missedSeconds / total.referenceSeconds)), "
+            + "FA \(percent(total.falseAlarmSeconds / total.referenceSeconds)), conf \(percent(total.confusionSeconds / total.referenceSeconds))); "
+            + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
+        print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
+            + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
+    }
+
+    private func wavFiles() throws -> [String] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: audio, isDirectory: &isFolder) else {
+            throw ValidationError("\(audio) does not exist")
+        }
+        guard isFolder.boolValue else { return [audio] }
+        return try FileManager.default.contentsOfDirectory(atPath: audio).filter { $0.hasSuffix(".wav") }.sorted()
+            .map { (audio as NSString).appendingPathComponent($0) }
+    }
+
+    private func write(frames: [DiarizerFrame], id: String, to folder: String) throws {
+        let rows: [[String: Any]] = frames.map { frame in
+            var row: [String: Any] = ["start": frame.startSeconds, "end": frame.endSeconds, "window": frame.windowSeconds]
+            if let embedding = frame.embedding { row["embedding"] = embedding.map(Double.init) }
+            if let speaker = frame.speaker { row["speaker"] = Int(speaker) }
+            return row
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["id": id, "frames": rows])
+        try data.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("\(id).json")))
+    }
+
+    private func percent(_ value: Double) -> String { String(format: "%.1f %%", value * 100) }
+    private func f(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
+}
+
+/// This thread's CPU time: the diarizer runs on the calling thread (OpenBLAS is configured single-threaded).
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// Counts the CPU the VAD spends.
+private final class TimedDetector: SpeechDetector {
+    let inner: any SpeechDetector
+    var cpuSeconds = 0.0
+
+    init(_ inner: any SpeechDetector) { self.inner = inner }
+
+    func accept(samples: [Float]) {
+        let started = threadCPUSeconds()
+        inner.accept(samples: samples)
+        cpuSeconds += threadCPUSeconds() - started
+    }
+    func popSegments() -> [SpeechSpan] { inner.popSegments() }
+    var ongoingSpeechStartSeconds: Double? { inner.ongoingSpeechStartSeconds }
+    var analyzedSeconds: Double { inner.analyzedSeconds }
+    func flush() {
+        let started = threadCPUSeconds()
+        inner.flush()
+        cpuSeconds += threadCPUSeconds() - started
+    }
+}
+
+/// Counts the CPU the speaker encoder spends.
+private final class TimedEmbedder: SpeakerEmbedder {
+    let inner: any SpeakerEmbedder
+    let cpuSeconds = Mutex(0.0)
+
+    init(_ inner: any SpeakerEmbedder) { self.inner = inner }
+
+    var dimension: Int { inner.dimension }
+    func embed(_ windows: [[Float]]) throws -> [[Float]] {
+        let started = threadCPUSeconds()
+        defer { cpuSeconds.withLock { $0 += threadCPUSeconds() - started } }
+        return try inner.embed(windows)
+    }
+}
