@@ -34,6 +34,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
     @Flag(help: "Print every file's figures.") var verbose = false
+    @Flag(help: "Also measure known-speaker false acceptance: see EnrolmentTally.") var enrolment = false
 
     func run() throws {
         var config = DiarizerConfig.default
@@ -57,6 +58,7 @@ struct DiarizeBench: ParsableCommand {
         var total = DERComponents.zero, totalC0 = DERComponents.zero
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
+        var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
         for file in files {
             let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let buffer = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
@@ -103,6 +105,7 @@ struct DiarizeBench: ParsableCommand {
                     + "conf \(f(der.confusionSeconds, 1)) s), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
             }
             if let dump { try write(frames: diarizer.frames, id: id, to: dump) }
+            if enrolment { tally.add(frames: diarizer.frames, reference: truth) }
         }
         print("files \(files.count), audio \(f(audioSeconds, 1)) s, frames embedded \(frames)")
         print("DER c0.25 \(percent(total.errorRate)) (miss \(percent(total.missedSeconds / total.referenceSeconds)), "
@@ -110,6 +113,7 @@ struct DiarizeBench: ParsableCommand {
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
+        if enrolment { print(tally.report) }
     }
 
     private func wavFiles() throws -> [String] {

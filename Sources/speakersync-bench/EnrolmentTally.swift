@@ -1,0 +1,74 @@
+import DiarizationScoring
+import Foundation
+import SpeakerManager
+import StreamingDiarization
+
+/// Known-speaker false acceptance on real recordings. Each reference speaker with at least
+/// `minimumEnrolmentSeconds` of embedded frames is enrolled from the mean of their first
+/// `enrolmentSeconds` of frames (as a short enrolment clip would be); every later frame of the same
+/// recording is then compared with that profile. At a cosine-distance threshold, false acceptance is
+/// the share of other speakers' speech (frame seconds) that falls within it, i.e. would be given the
+/// enrolled person's name if that person were the only candidate; false rejection is the share of the
+/// person's own later speech that falls outside it. Frames take the reference speaker covering most
+/// of them.
+struct EnrolmentTally {
+    var thresholds: [Float]
+    var enrolmentSeconds = 5.0
+    var minimumEnrolmentSeconds = 3.0
+    private var acceptedOthers: [Double]
+    private var rejectedOwn: [Double]
+    private var othersSeconds = 0.0
+    private var ownSeconds = 0.0
+    private var enrolled = 0
+
+    init(thresholds: [Float]) {
+        self.thresholds = thresholds
+        acceptedOthers = Array(repeating: 0, count: thresholds.count)
+        rejectedOwn = Array(repeating: 0, count: thresholds.count)
+    }
+
+    mutating func add(frames: [DiarizerFrame], reference: [SpeakerSegment]) {
+        let embedded = frames.filter { $0.embedding != nil }
+        let owners = embedded.map { frame -> String? in
+            var overlap: [String: Double] = [:]
+            for turn in reference {
+                let shared = min(frame.endSeconds, turn.endSeconds) - max(frame.startSeconds, turn.startSeconds)
+                if shared > 0 { overlap[turn.speaker, default: 0] += shared }
+            }
+            return overlap.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+        }
+        for person in Set(owners.compactMap { $0 }).sorted() {
+            var enrolment: [Int] = []
+            var seconds = 0.0
+            for (index, owner) in owners.enumerated() where owner == person && seconds < enrolmentSeconds {
+                enrolment.append(index)
+                seconds += embedded[index].endSeconds - embedded[index].startSeconds
+            }
+            guard seconds >= minimumEnrolmentSeconds else { continue }
+            enrolled += 1
+            var profile = [Float](repeating: 0, count: embedded[enrolment[0]].embedding!.count)
+            for index in enrolment { for (d, value) in embedded[index].embedding!.enumerated() { profile[d] += value } }
+            let enrolmentSet = Set(enrolment)
+            for (index, frame) in embedded.enumerated() where !enrolmentSet.contains(index) {
+                guard let owner = owners[index] else { continue }
+                let weight = frame.endSeconds - frame.startSeconds
+                let distance = SpeakerUtilities.cosineDistance(frame.embedding!, profile)
+                if owner == person { ownSeconds += weight } else { othersSeconds += weight }
+                for (t, threshold) in thresholds.enumerated() {
+                    if owner == person, distance >= threshold { rejectedOwn[t] += weight }
+                    if owner != person, distance < threshold { acceptedOthers[t] += weight }
+                }
+            }
+        }
+    }
+
+    var report: String {
+        var lines = ["known speakers: \(enrolled) people enrolled from their first \(Int(enrolmentSeconds)) s of frames; "
+            + "\(String(format: "%.1f", othersSeconds)) s of others' speech, \(String(format: "%.1f", ownSeconds)) s of their own later speech"]
+        for (t, threshold) in thresholds.enumerated() {
+            lines.append(String(format: "  threshold %.2f: false acceptance %.1f %%, false rejection %.1f %%", threshold,
+                                100 * acceptedOthers[t] / max(othersSeconds, 1e-9), 100 * rejectedOwn[t] / max(ownSeconds, 1e-9)))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
