@@ -282,14 +282,19 @@ final class SessionRunner: @unchecked Sendable {
         guard let engine = live!.engine else { return }
         let started = ContinuousClock.now
         let startedCPU = ThreadCPUClock.seconds()
+        var providerCPUSeconds = 0.0
         do {
             let pcm = live!.resampler?.process(samples) ?? samples
             if !pcm.isEmpty { try engine.push(samples: pcm) }
-            applyProviderTurns(try engine.pullTurns())
+            let turns = try engine.pullTurns()
+            providerCPUSeconds = ThreadCPUClock.seconds() - startedCPU
+            applyProviderTurns(turns)
         } catch {
+            providerCPUSeconds = ThreadCPUClock.seconds() - startedCPU
             providerFailed(error)
         }
-        live?.recordProcessing(ContinuousClock.now - started, cpuSeconds: ThreadCPUClock.seconds() - startedCPU)
+        // Wall time covers the whole chunk (what the device waits for); CPU only the provider's part.
+        live?.recordProcessing(ContinuousClock.now - started, cpuSeconds: providerCPUSeconds)
     }
 
     private func words(_ message: WordsMessage) {
@@ -448,14 +453,15 @@ final class SessionRunner: @unchecked Sendable {
     private func drainProvider(finalizing: Bool) {
         guard let engine = live?.engine else { return }
         let startedCPU = ThreadCPUClock.seconds()
-        defer { live?.recordProcessing(cpuSeconds: ThreadCPUClock.seconds() - startedCPU) }
         do {
             if var resampler = live!.resampler {
                 let tail = resampler.flush()
                 live!.resampler = resampler
                 if !tail.isEmpty { try engine.push(samples: tail) }
             }
-            applyProviderTurns(finalizing ? try engine.finalize() : try engine.pullTurns())
+            let turns = finalizing ? try engine.finalize() : try engine.pullTurns()
+            live?.recordProcessing(cpuSeconds: ThreadCPUClock.seconds() - startedCPU)
+            applyProviderTurns(turns)
         } catch {
             providerFailed(error)
         }
