@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(name: "speakersync-bench", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
-            "SpeakerManager", "SpeakerEmbedding",
+            "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

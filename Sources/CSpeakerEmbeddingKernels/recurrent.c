@@ -6,6 +6,28 @@
 #include <immintrin.h>
 #define HAVE_X86_PATHS 1
 
+// The loop around a vector path's tile: batch rows in fours, gate columns in tiles of TW, each tile
+// called with its row count as a literal so the inlined tile keeps its accumulators in registers.
+#define DEFINE_DRIVER(SUFFIX, TARGET, TW)                                                                 \
+    __attribute__((target(TARGET))) static void accumulate_##SUFFIX(                                     \
+        const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,   \
+        float *gates) {                                                                                   \
+        (void)weights;                                                                                    \
+        for (int b0 = 0; b0 < batch; b0 += 4) {                                                           \
+            const float *h = hidden + (size_t)b0 * hs;                                                    \
+            float *g = gates + (size_t)b0 * width;                                                        \
+            int rows = batch - b0 < 4 ? batch - b0 : 4;                                                   \
+            for (int j0 = 0; j0 < width; j0 += TW) {                                                      \
+                switch (rows) {                                                                           \
+                case 1: tile_##SUFFIX(h, hs, half, width, g, j0, 1); break;                               \
+                case 2: tile_##SUFFIX(h, hs, half, width, g, j0, 2); break;                               \
+                case 3: tile_##SUFFIX(h, hs, half, width, g, j0, 3); break;                               \
+                default: tile_##SUFFIX(h, hs, half, width, g, j0, 4); break;                              \
+                }                                                                                         \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
 // NB rows (1..4, a compile-time constant after inlining) × 64 columns: 16 zmm accumulators. Per k, four
 // loads of 16 half weights, widened once, used NB times.
 __attribute__((target("avx512f,fma"), always_inline)) static inline void
@@ -31,24 +53,7 @@ tile_avx512(const float *h, int hs, const uint16_t *w, int width, float *g, int 
         for (int c = 0; c < 4; c++) _mm512_storeu_ps(g + (size_t)b * width + j0 + 16 * c, acc[b][c]);
 }
 
-__attribute__((target("avx512f,fma"))) static void
-accumulate_avx512(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,
-                  float *gates) {
-    (void)weights;
-    for (int b0 = 0; b0 < batch; b0 += 4) {
-        const float *h = hidden + (size_t)b0 * hs;
-        float *g = gates + (size_t)b0 * width;
-        int rows = batch - b0 < 4 ? batch - b0 : 4;
-        for (int j0 = 0; j0 < width; j0 += 64) {
-            switch (rows) {
-            case 1: tile_avx512(h, hs, half, width, g, j0, 1); break;
-            case 2: tile_avx512(h, hs, half, width, g, j0, 2); break;
-            case 3: tile_avx512(h, hs, half, width, g, j0, 3); break;
-            default: tile_avx512(h, hs, half, width, g, j0, 4); break;
-            }
-        }
-    }
-}
+DEFINE_DRIVER(avx512, "avx512f,fma", 64)
 
 // NB rows × 32 columns: 16 ymm accumulators.
 __attribute__((target("avx2,f16c,fma"), always_inline)) static inline void
@@ -74,24 +79,7 @@ tile_avx2(const float *h, int hs, const uint16_t *w, int width, float *g, int j0
         for (int c = 0; c < 4; c++) _mm256_storeu_ps(g + (size_t)b * width + j0 + 8 * c, acc[b][c]);
 }
 
-__attribute__((target("avx2,f16c,fma"))) static void
-accumulate_avx2(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,
-                float *gates) {
-    (void)weights;
-    for (int b0 = 0; b0 < batch; b0 += 4) {
-        const float *h = hidden + (size_t)b0 * hs;
-        float *g = gates + (size_t)b0 * width;
-        int rows = batch - b0 < 4 ? batch - b0 : 4;
-        for (int j0 = 0; j0 < width; j0 += 32) {
-            switch (rows) {
-            case 1: tile_avx2(h, hs, half, width, g, j0, 1); break;
-            case 2: tile_avx2(h, hs, half, width, g, j0, 2); break;
-            case 3: tile_avx2(h, hs, half, width, g, j0, 3); break;
-            default: tile_avx2(h, hs, half, width, g, j0, 4); break;
-            }
-        }
-    }
-}
+DEFINE_DRIVER(avx2, "avx2,f16c,fma", 32)
 #endif
 
 // Portable float32 path: one row at a time, columns in blocks the compiler can vectorise.

@@ -6,13 +6,11 @@ struct GE2EWeights: Sendable {
         /// W_ihᵀ: [inputSize × 4·hidden], row-major.
         var inputWeights: [Float]
         /// W_hhᵀ: [hidden × 4·hidden], row-major.
-        var recurrentWeights: [Float] {
-            didSet { recurrentWeightsHalf = recurrentWeights.map { Float16($0).bitPattern } }
-        }
+        let recurrentWeights: [Float]
         /// W_hhᵀ as IEEE half-precision bit patterns, for the vector kernels: the per-frame recurrent
         /// product is bound by reading these weights from cache, and half the bytes is nearly half
         /// the time (docs/embeddings.md gives the effect on accuracy).
-        private(set) var recurrentWeightsHalf: [UInt16]
+        let recurrentWeightsHalf: [UInt16]
         /// b_ih + b_hh, [4·hidden]: PyTorch adds both to every gate pre-activation.
         var bias: [Float]
         var inputSize: Int

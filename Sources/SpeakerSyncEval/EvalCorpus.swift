@@ -85,7 +85,8 @@ public enum EvalCorpus {
         }
     }
 
-    static func expandAudioPaths(_ paths: [String]) throws -> [URL] {
+    /// WAV files named by `paths`: files as given, folders as their `.wav` files in name order.
+    public static func expandAudioPaths(_ paths: [String]) throws -> [URL] {
         var files: [URL] = []
         for path in paths {
             var isDirectory: ObjCBool = false

@@ -6,6 +6,7 @@ import Logging
 import SpeakerEmbedding
 import SpeakerManager
 import SpeakerSyncAudio
+import SpeakerSyncEval
 import StreamingDiarization
 import Synchronization
 import VoiceActivity
@@ -52,7 +53,7 @@ struct DiarizeBench: ParsableCommand {
         let encoder = try SpeakerEncoder(logger: logger)
         let reference = try RTTM.parse(String(contentsOfFile: rttm, encoding: .utf8))
         let scored = try uem.map { try UEM.parse(String(contentsOfFile: $0, encoding: .utf8)) }
-        let files = try wavFiles()
+        let files = try EvalCorpus.expandAudioPaths([audio]).map(\.path)
         if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
 
         var total = DERComponents.zero, totalC0 = DERComponents.zero
@@ -114,16 +115,6 @@ struct DiarizeBench: ParsableCommand {
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
         if enrolment { print(tally.report) }
-    }
-
-    private func wavFiles() throws -> [String] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: audio, isDirectory: &isFolder) else {
-            throw ValidationError("\(audio) does not exist")
-        }
-        guard isFolder.boolValue else { return [audio] }
-        return try FileManager.default.contentsOfDirectory(atPath: audio).filter { $0.hasSuffix(".wav") }.sorted()
-            .map { (audio as NSString).appendingPathComponent($0) }
     }
 
     private func write(frames: [DiarizerFrame], id: String, to folder: String) throws {

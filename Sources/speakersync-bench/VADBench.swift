@@ -35,9 +35,9 @@ struct VADBench: ParsableCommand {
         if let minSpeech { config.minSpeechDurationSeconds = minSpeech }
         if let pad { config.speechPadSeconds = pad }
         let logger = Logger(label: "vad-bench")
-        let loadStart = cpuSeconds()
+        let loadStart = threadCPUSeconds()
         let detector = try SileroVoiceActivityDetector(config: config, logger: logger)
-        let loadCPU = cpuSeconds() - loadStart
+        let loadCPU = threadCPUSeconds() - loadStart
         print("silero VAD via sherpa-onnx \(detector.libraryVersion): threshold \(config.threshold), min silence "
             + "\(config.minSilenceDurationSeconds) s, min speech \(config.minSpeechDurationSeconds) s, max speech "
             + "\(config.maxSpeechDurationSeconds) s, pad \(config.speechPadSeconds) s, chunk \(chunk) samples; "
@@ -70,7 +70,7 @@ struct VADBench: ParsableCommand {
                 var found: [SpeechSegment] = []
                 var onsets: [Double] = []
                 var passDelays: [Double] = []
-                let start = cpuSeconds()
+                let start = threadCPUSeconds()
                 audio.samples.withUnsafeBufferPointer { all in
                     var index = 0
                     while index < all.count {
@@ -86,7 +86,7 @@ struct VADBench: ParsableCommand {
                     detector.flush()
                     found += detector.popSegments()
                 }
-                cpu += cpuSeconds() - start
+                cpu += threadCPUSeconds() - start
                 audioSeconds += audio.durationSeconds
                 if pass == 0 {
                     segments = found
@@ -119,12 +119,6 @@ struct VADBench: ParsableCommand {
         print("ongoing-speech start (ongoingSpeechStartSeconds at onset) equal to the closed segment's start: \(onsetMatches) of \(segmentCount) segments")
         print("CPU: \(f(cpu, 3)) s for \(f(audioSeconds, 1)) s of audio = \(f(cpu / audioSeconds, 5)) s CPU per audio second "
             + "(\(f(audioSeconds / cpu, 0))x real time on one core)")
-    }
-
-    private func cpuSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private func f(_ value: Double, _ decimals: Int) -> String { String(format: "%.\(decimals)f", value) }
