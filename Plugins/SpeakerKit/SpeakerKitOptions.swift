@@ -4,7 +4,9 @@ import StreamingDiarization
 /// A session's `options` for speakerkit: speaker-count hints and tuning knobs.
 ///
 /// `{"num_speakers": 3}` (exact), `{"min_speakers": 2, "max_speakers": 4}`, and for experiments
-/// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`.
+/// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
+/// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
+/// `minimum_count_gain`.
 struct SpeakerKitOptions {
     var hint = SpeakerCountHint.none
     var config = DiarizerConfig.default
@@ -34,6 +36,14 @@ struct SpeakerKitOptions {
         }
         if let value = try distance("speaker_threshold", 0.01 ... 2) { config.speakerThreshold = Float(value) }
         if let value = try distance("cluster_threshold", 0.01 ... 2) { config.clusterThreshold = Float(value) }
+        if let value = try distance("switch_penalty", 0 ... 2) { config.switchPenalty = Float(value) }
+        if let value = try distance("minimum_count_gain", 0 ... 1) { config.minimumCountGain = Float(value) }
+        if let value = object["offline_clustering"], !(value is NSNull) {
+            guard let name = value as? String, let method = OfflineClustering(rawValue: name) else {
+                throw OptionsError("offline_clustering must be one of: \(OfflineClustering.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            config.offlineClustering = method
+        }
         if let value = try distance("window_seconds", 0.5 ... 4) { config.windowSeconds = value }
         if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
         if let value = try distance("minimum_batch", 1 ... 8) { config.minimumBatch = Int(value) }

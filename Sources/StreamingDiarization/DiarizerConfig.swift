@@ -15,8 +15,14 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var embeddingThreshold: Float
     /// Speech needed to create a new speaker online.
     public var minNewSpeakerSeconds: Double
-    /// Offline re-clustering at finalize: average-linkage clusters are merged while closer than this.
+    /// How finalize re-clusters the session.
+    public var offlineClustering: OfflineClustering
+    /// Average linkage at finalize: clusters are merged while closer than this.
     public var clusterThreshold: Float
+    /// Smoothed k-means at finalize: cost of one change of speaker between consecutive frames.
+    public var switchPenalty: Float
+    /// Smoothed k-means at finalize: one more speaker must lower the smoothed cost by this fraction.
+    public var minimumCountGain: Float
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Audio kept for windows (seconds); older audio is never needed again.
@@ -27,7 +33,8 @@ public struct DiarizerConfig: Sendable, Equatable {
 
     public init(sampleRate: Int = 16_000, frameSeconds: Double = 0.5, windowSeconds: Double = 1.5,
                 minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.5, embeddingThreshold: Float = 0.3,
-                minNewSpeakerSeconds: Double = 1.0, clusterThreshold: Float = 0.3, minClusterSeconds: Double = 1.0,
+                minNewSpeakerSeconds: Double = 1.0, offlineClustering: OfflineClustering = .smoothedKMeans,
+                clusterThreshold: Float = 0.3, switchPenalty: Float = 0.3, minimumCountGain: Float = 0.08, minClusterSeconds: Double = 1.0,
                 audioHistorySeconds: Double = 8, minimumBatch: Int = 2) {
         self.sampleRate = sampleRate
         self.frameSeconds = frameSeconds
@@ -36,7 +43,10 @@ public struct DiarizerConfig: Sendable, Equatable {
         self.speakerThreshold = speakerThreshold
         self.embeddingThreshold = embeddingThreshold
         self.minNewSpeakerSeconds = minNewSpeakerSeconds
+        self.offlineClustering = offlineClustering
         self.clusterThreshold = clusterThreshold
+        self.switchPenalty = switchPenalty
+        self.minimumCountGain = minimumCountGain
         self.minClusterSeconds = minClusterSeconds
         self.audioHistorySeconds = audioHistorySeconds
         self.minimumBatch = minimumBatch
@@ -46,6 +56,14 @@ public struct DiarizerConfig: Sendable, Equatable {
 
     /// Look-ahead a frame waits for before it is embedded.
     var lookaheadSeconds: Double { max(0, (windowSeconds - frameSeconds) / 2) }
+}
+
+/// The offline pass at finalize.
+public enum OfflineClustering: String, Sendable, Equatable, CaseIterable {
+    /// Spherical k-means smoothed in time, count chosen by cost gain (see `SmoothedKMeans`).
+    case smoothedKMeans = "smoothed_kmeans"
+    /// Average-linkage agglomerative clustering with `clusterThreshold`.
+    case agglomerative
 }
 
 /// Speaker-count hints from the session's start options: `num_speakers`, `min_speakers`, `max_speakers`.

@@ -326,28 +326,27 @@ public final class StreamingDiarizer {
     /// Re-clusters every embedded frame of the session and relabels, keeping online labels where the
     /// clusters agree with them.
     private func recluster() throws {
-        // Items: runs of up to 4 consecutive frames with one online speaker (fewer items, steadier means).
         var items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)] = []
-        for r in regions.indices {
-            var run: [(Int, Int)] = []
-            func flush() {
-                guard !run.isEmpty else { return }
-                let vectors = run.compactMap { regions[$0.0].frames[$0.1].embedding }
-                let weights = run.map { regions[$0.0].frames[$0.1].windowSeconds }
-                items.append((run, AgglomerativeClustering.centroid(vectors, weights: weights),
-                              run.reduce(0) { $0 + regions[$1.0].frames[$1.1].endSeconds - regions[$1.0].frames[$1.1].startSeconds }))
-                run = []
+        var labels: [Int]
+        switch config.offlineClustering {
+        case .smoothedKMeans:
+            // Items: every embedded frame, in time order (the smoothing needs the sequence).
+            for r in regions.indices {
+                for f in regions[r].frames.indices {
+                    guard let embedding = regions[r].frames[f].embedding else { continue }
+                    items.append(([(r, f)], embedding, regions[r].frames[f].endSeconds - regions[r].frames[f].startSeconds))
+                }
             }
-            for f in regions[r].frames.indices where regions[r].frames[f].embedding != nil {
-                if let last = run.last, regions[r].frames[last.1].speaker != regions[r].frames[f].speaker || run.count >= 4 || last.1 != f - 1 { flush() }
-                run.append((r, f))
-            }
-            flush()
+            guard !items.isEmpty else { return }
+            var kmeans = SmoothedKMeans.Config.default
+            kmeans.switchPenalty = config.switchPenalty
+            kmeans.minimumGain = config.minimumCountGain
+            labels = SmoothedKMeans(items.map(\.embedding), config: kmeans)
+                .cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
+        case .agglomerative:
+            (items, labels) = agglomerativeItems()
+            guard !items.isEmpty else { return }
         }
-        guard !items.isEmpty else { return }
-        var labels = AgglomerativeClustering.cluster(
-            items.map(\.embedding), weights: items.map(\.seconds), threshold: config.clusterThreshold,
-            minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound)
         labels = foldSmallClusters(labels, items: items.map { ($0.embedding, $0.seconds) })
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
@@ -381,6 +380,33 @@ public final class StreamingDiarizer {
         logger.debug("offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
         ])
+    }
+
+    /// Average linkage on runs of up to 4 consecutive frames with one online speaker (fewer items,
+    /// steadier means).
+    private func agglomerativeItems() -> (items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)], labels: [Int]) {
+        var items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)] = []
+        for r in regions.indices {
+            var run: [(Int, Int)] = []
+            func flush() {
+                guard !run.isEmpty else { return }
+                let vectors = run.compactMap { regions[$0.0].frames[$0.1].embedding }
+                let weights = run.map { regions[$0.0].frames[$0.1].windowSeconds }
+                items.append((run, AgglomerativeClustering.centroid(vectors, weights: weights),
+                              run.reduce(0) { $0 + regions[$1.0].frames[$1.1].endSeconds - regions[$1.0].frames[$1.1].startSeconds }))
+                run = []
+            }
+            for f in regions[r].frames.indices where regions[r].frames[f].embedding != nil {
+                if let last = run.last, regions[r].frames[last.1].speaker != regions[r].frames[f].speaker || run.count >= 4 || last.1 != f - 1 { flush() }
+                run.append((r, f))
+            }
+            flush()
+        }
+        guard !items.isEmpty else { return ([], []) }
+        let labels = AgglomerativeClustering.cluster(
+            items.map(\.embedding), weights: items.map(\.seconds), threshold: config.clusterThreshold,
+            minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound)
+        return (items, labels)
     }
 
     /// Clusters with less speech than `minClusterSeconds` join the nearest larger cluster, unless

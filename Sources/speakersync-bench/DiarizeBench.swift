@@ -25,6 +25,9 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
     @Option(name: .customLong("speaker-threshold")) var speakerThreshold: Float?
     @Option(name: .customLong("cluster-threshold")) var clusterThreshold: Float?
+    @Option(help: "Offline pass at finalize: smoothed_kmeans or agglomerative.") var offline: String?
+    @Option(name: .customLong("switch-penalty")) var switchPenalty: Float?
+    @Option(name: .customLong("minimum-count-gain")) var minimumCountGain: Float?
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
@@ -41,6 +44,12 @@ struct DiarizeBench: ParsableCommand {
         var config = DiarizerConfig.default
         if let speakerThreshold { config.speakerThreshold = speakerThreshold }
         if let clusterThreshold { config.clusterThreshold = clusterThreshold }
+        if let offline {
+            guard let method = OfflineClustering(rawValue: offline) else { throw ValidationError("--offline: smoothed_kmeans or agglomerative") }
+            config.offlineClustering = method
+        }
+        if let switchPenalty { config.switchPenalty = switchPenalty }
+        if let minimumCountGain { config.minimumCountGain = minimumCountGain }
         if let frameSeconds { config.frameSeconds = frameSeconds }
         if let windowSeconds { config.windowSeconds = windowSeconds }
         if let minimumBatch { config.minimumBatch = minimumBatch }

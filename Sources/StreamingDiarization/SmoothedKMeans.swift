@@ -1,0 +1,227 @@
+/// Offline speaker clustering for finalize: spherical k-means whose labels are smoothed in time by a
+/// Viterbi pass that charges for every change of speaker, with the speaker count chosen where one
+/// more speaker stops paying for itself.
+///
+/// Why not a distance threshold: GE2E frames of two similar voices sit about 0.08 apart in cosine
+/// distance, no further than one voice's frames sit from their own centre, so average linkage with
+/// any single threshold either merges those people or splits everyone. Time separates them: a real
+/// extra speaker explains whole stretches of speech, so the smoothed labels keep it and the cost
+/// drops; a split of one voice by what is being said flips from frame to frame, the smoothing
+/// removes it and the cost does not drop.
+///
+/// Deterministic: k-means++ seeding uses a fixed-seed generator, so a session always re-clusters
+/// the same way.
+struct SmoothedKMeans {
+    struct Config: Sendable, Equatable {
+        /// Cost of one change of speaker between consecutive frames, in units of cosine distance.
+        var switchPenalty: Float = 0.3
+        /// One more speaker is kept only if it lowers the smoothed cost by at least this fraction.
+        var minimumGain: Float = 0.08
+        /// Most speakers tried when the session gives no upper bound.
+        var maxSpeakers: Int = 8
+        var restarts: Int = 8
+        var iterations: Int = 30
+        /// k-means is fitted on at most this many frames (an even stride through the session), so a
+        /// long meeting costs no more than this at finalize; every frame is then labelled.
+        var maxFittingFrames: Int = 2000
+        var seed: UInt64 = 0x5EED_5EED
+
+        static let `default` = Config()
+    }
+
+    struct Result: Equatable {
+        /// Cluster per frame, numbered 0 ..< count in order of first appearance.
+        var labels: [Int]
+        var count: Int
+        /// Smoothed cost at each tried count (index 0 is one speaker).
+        var costs: [Float]
+    }
+
+    let config: Config
+    private let dimension: Int
+    private let frames: [Float]
+    private let frameCount: Int
+
+    /// `embeddings` in time order; they are scaled to unit length (distances are cosine).
+    init(_ embeddings: [[Float]], config: Config = .default) {
+        self.config = config
+        dimension = embeddings.first?.count ?? 0
+        frameCount = embeddings.count
+        frames = embeddings.flatMap { vector in
+            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return norm > 0 ? vector.map { $0 / norm } : vector
+        }
+    }
+
+    /// Clusters with `minClusters ... maxClusters` speakers (an exact hint gives both).
+    func cluster(minClusters: Int = 1, maxClusters: Int? = nil) -> Result {
+        guard frameCount > 1, dimension > 0 else { return Result(labels: Array(repeating: 0, count: frameCount), count: min(frameCount, 1), costs: []) }
+        let lower = max(1, min(minClusters, frameCount))
+        let upper = max(lower, min(maxClusters ?? config.maxSpeakers, frameCount))
+        var costs: [Float] = []
+        var best: (labels: [Int], cost: Float)?
+        for k in 1 ... upper {
+            let centroids = fit(k)
+            let smoothed = viterbi(centroids)
+            costs.append(smoothed.cost)
+            if k < lower {
+                continue
+            } else if k == lower {
+                best = smoothed
+            } else if let current = best, smoothed.cost < current.cost * (1 - config.minimumGain) {
+                best = smoothed
+            } else {
+                break
+            }
+        }
+        let labels = Self.renumbered(best!.labels)
+        return Result(labels: labels, count: (labels.max() ?? -1) + 1, costs: costs)
+    }
+
+    // MARK: k-means
+
+    private func dot(_ a: Int, _ centroids: [Float], _ c: Int) -> Float {
+        var sum: Float = 0
+        frames.withUnsafeBufferPointer { f in
+            centroids.withUnsafeBufferPointer { m in
+                let x = f.baseAddress! + a * dimension
+                let y = m.baseAddress! + c * dimension
+                for i in 0 ..< dimension { sum += x[i] * y[i] }
+            }
+        }
+        return sum
+    }
+
+    /// Spherical k-means (k-means++ seeding, best of `restarts`) on a stride of the frames.
+    private func fit(_ k: Int) -> [Float] {
+        let stride = max(1, (frameCount + config.maxFittingFrames - 1) / config.maxFittingFrames)
+        let sample = Array(Swift.stride(from: 0, to: frameCount, by: stride))
+        var generator = SplitMix64(seed: config.seed &+ UInt64(k))
+        var best: (cost: Float, centroids: [Float])?
+        for _ in 0 ..< max(1, config.restarts) {
+            var centroids = seed(k, sample, &generator)
+            var labels = [Int](repeating: -1, count: sample.count)
+            var cost: Float = 0
+            for _ in 0 ..< config.iterations {
+                cost = 0
+                var changed = false
+                for (n, frame) in sample.enumerated() {
+                    var nearest = 0
+                    var similarity = -Float.infinity
+                    for c in 0 ..< k {
+                        let s = dot(frame, centroids, c)
+                        if s > similarity { similarity = s; nearest = c }
+                    }
+                    cost += 1 - similarity
+                    if labels[n] != nearest { labels[n] = nearest; changed = true }
+                }
+                guard changed else { break }
+                centroids = means(k, labels: labels, of: sample, keeping: centroids)
+            }
+            if best == nil || cost < best!.cost { best = (cost, centroids) }
+        }
+        return best!.centroids
+    }
+
+    private func seed(_ k: Int, _ sample: [Int], _ generator: inout SplitMix64) -> [Float] {
+        var centroids = [Float](repeating: 0, count: k * dimension)
+        func copy(_ frame: Int, to c: Int) {
+            for i in 0 ..< dimension { centroids[c * dimension + i] = frames[frame * dimension + i] }
+        }
+        copy(sample[Int(generator.next() % UInt64(sample.count))], to: 0)
+        var nearest = sample.map { 1 - dot($0, centroids, 0) }
+        for c in 1 ..< k {
+            let weights = nearest.map { Double(max(0, $0) * max(0, $0)) }
+            let total = weights.reduce(0, +)
+            var pick = Int(generator.next() % UInt64(sample.count))
+            if total > 0 {
+                var target = generator.nextUnit() * total
+                for (n, weight) in weights.enumerated() {
+                    target -= weight
+                    if target <= 0 { pick = n; break }
+                }
+            }
+            copy(sample[pick], to: c)
+            for (n, frame) in sample.enumerated() { nearest[n] = min(nearest[n], 1 - dot(frame, centroids, c)) }
+        }
+        return centroids
+    }
+
+    /// Normalised mean of each cluster's frames; an empty cluster keeps its old centre.
+    private func means(_ k: Int, labels: [Int], of sample: [Int], keeping old: [Float]) -> [Float] {
+        var sums = [Float](repeating: 0, count: k * dimension)
+        for (n, frame) in sample.enumerated() where labels[n] >= 0 {
+            let base = labels[n] * dimension
+            for i in 0 ..< dimension { sums[base + i] += frames[frame * dimension + i] }
+        }
+        for c in 0 ..< k {
+            let range = c * dimension ..< (c + 1) * dimension
+            let norm = sums[range].reduce(0) { $0 + $1 * $1 }.squareRoot()
+            if norm > 0 {
+                for i in range { sums[i] /= norm }
+            } else {
+                for i in range { sums[i] = old[i] }
+            }
+        }
+        return sums
+    }
+
+    // MARK: Smoothing
+
+    /// The label sequence minimising Σ cosine distance + switchPenalty × changes of label.
+    private func viterbi(_ centroids: [Float]) -> (labels: [Int], cost: Float) {
+        let k = centroids.count / dimension
+        let penalty = config.switchPenalty
+        var accumulated = (0 ..< k).map { 1 - dot(0, centroids, $0) }
+        var back = [Int32](repeating: 0, count: frameCount * k)
+        var next = accumulated
+        for n in 1 ..< frameCount {
+            var bestPrevious = 0
+            for c in 1 ..< k where accumulated[c] < accumulated[bestPrevious] { bestPrevious = c }
+            for c in 0 ..< k {
+                let switchCost = accumulated[bestPrevious] + penalty
+                let (from, cost) = accumulated[c] <= switchCost ? (c, accumulated[c]) : (bestPrevious, switchCost)
+                back[n * k + c] = Int32(from)
+                next[c] = cost + 1 - dot(n, centroids, c)
+            }
+            swap(&accumulated, &next)
+        }
+        var last = 0
+        for c in 1 ..< k where accumulated[c] < accumulated[last] { last = c }
+        let cost = accumulated[last]
+        var labels = [Int](repeating: 0, count: frameCount)
+        labels[frameCount - 1] = last
+        for n in stride(from: frameCount - 1, to: 0, by: -1) {
+            last = Int(back[n * k + last])
+            labels[n - 1] = last
+        }
+        return (labels, cost)
+    }
+
+    private static func renumbered(_ labels: [Int]) -> [Int] {
+        var map: [Int: Int] = [:]
+        return labels.map { label in
+            if let mapped = map[label] { return mapped }
+            map[label] = map.count
+            return map.count - 1
+        }
+    }
+}
+
+/// A small, fast, seedable generator (SplitMix64) so offline clustering is reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

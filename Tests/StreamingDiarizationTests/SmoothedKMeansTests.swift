@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import StreamingDiarization
+
+/// Frame embeddings of a made-up meeting: speakers whose centres are `centreCosine` apart and whose
+/// frames scatter around their centre about as far (cosine ≈ 0.89), speaking in turns of
+/// `turnFrames` frames, as GE2E frames of similar voices do.
+struct SyntheticFrames {
+    var embeddings: [[Float]] = []
+    var speakers: [Int] = []
+
+    init(speakers count: Int, turns: Int, turnFrames: ClosedRange<Int>, centreCosine: Float = 0.92,
+         dimension: Int = 16, seed: UInt64) {
+        var random = SplitMix64(seed: seed)
+        func gaussian() -> Float {
+            let u = max(random.nextUnit(), 1e-12), v = random.nextUnit()
+            return Float((-2 * log(u)).squareRoot() * cos(2 * Double.pi * v))
+        }
+        func normalised(_ v: [Float]) -> [Float] {
+            let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return v.map { $0 / norm }
+        }
+        // Centres: a shared direction plus an orthogonal part per speaker, sized for the cosine wanted.
+        let shared = normalised((0 ..< dimension).map { _ in gaussian() })
+        let spread = ((1 - centreCosine) / centreCosine).squareRoot()
+        let centres = (0 ..< count).map { s -> [Float] in
+            var own = [Float](repeating: 0, count: dimension)
+            own[(s + 1) % dimension] = 1
+            let projection = zip(own, shared).reduce(0) { $0 + $1.0 * $1.1 }
+            own = normalised(zip(own, shared).map { $0 - projection * $1 })
+            return normalised(zip(shared, own).map { $0 + spread * $1 })
+        }
+        let noise: Float = 0.5   // frame-to-centre cosine ≈ 0.89
+        var speaker = 0
+        for turn in 0 ..< turns {
+            // Everyone speaks once in order, then a random other person takes each turn.
+            if turn > 0 { speaker = turn < count ? turn : (speaker + 1 + Int(random.next() % UInt64(max(1, count - 1)))) % count }
+            let length = turnFrames.lowerBound + Int(random.next() % UInt64(turnFrames.count))
+            for _ in 0 ..< length {
+                let g = normalised((0 ..< dimension).map { _ in gaussian() })
+                embeddings.append(normalised(zip(centres[speaker], g).map { $0 + noise * $1 }))
+                speakers.append(speaker)
+            }
+        }
+    }
+
+    /// Share of frames whose cluster, mapped one-to-one onto speakers by most shared frames, is right.
+    func accuracy(_ labels: [Int]) -> Double {
+        var shared: [Int: [Int: Int]] = [:]
+        for (label, speaker) in zip(labels, speakers) { shared[label, default: [:]][speaker, default: 0] += 1 }
+        var pairs = shared.flatMap { label, row in row.map { (count: $0.value, label: label, speaker: $0.key) } }
+        pairs.sort { ($0.count, $1.label, $1.speaker) > ($1.count, $0.label, $0.speaker) }
+        var usedLabels = Set<Int>(), usedSpeakers = Set<Int>(), correct = 0
+        for pair in pairs where !usedLabels.contains(pair.label) && !usedSpeakers.contains(pair.speaker) {
+            usedLabels.insert(pair.label)
+            usedSpeakers.insert(pair.speaker)
+            correct += pair.count
+        }
+        return Double(correct) / Double(labels.count)
+    }
+}
+
+@Suite struct SmoothedKMeansTests {
+    @Test(arguments: [2, 3, 4])
+    func findsTheSpeakerCount(speakers: Int) {
+        let meeting = SyntheticFrames(speakers: speakers, turns: 12, turnFrames: 20 ... 40, centreCosine: 0.85, seed: UInt64(speakers))
+        let result = SmoothedKMeans(meeting.embeddings).cluster()
+        #expect(Set(meeting.speakers).count == speakers)
+        #expect(result.count == speakers, "costs \(result.costs)")
+        #expect(meeting.accuracy(result.labels) >= 0.95)
+    }
+
+    /// Voices whose centres are as close as one voice's frames are to each other: average linkage at
+    /// its default threshold merges them, the smoothed cost still tells them apart (with the gain
+    /// asked of a new speaker lowered, as for synthetic voices in docs/accuracy.md).
+    @Test(arguments: [2, 3, 4])
+    func separatesCloseVoicesThatAThresholdMerges(speakers: Int) {
+        let meeting = SyntheticFrames(speakers: speakers, turns: 12, turnFrames: 20 ... 40, seed: UInt64(speakers))
+        var config = SmoothedKMeans.Config.default
+        config.minimumGain = 0.02
+        let result = SmoothedKMeans(meeting.embeddings, config: config).cluster()
+        #expect(Set(meeting.speakers).count == speakers)
+        #expect(result.count == speakers, "costs \(result.costs)")
+        #expect(meeting.accuracy(result.labels) >= 0.95)
+        let linkage = AgglomerativeClustering.cluster(
+            meeting.embeddings, weights: Array(repeating: 1, count: meeting.embeddings.count), threshold: DiarizerConfig.default.clusterThreshold)
+        #expect(Set(linkage).count < speakers)
+    }
+
+    @Test func oneVoiceStaysOneSpeaker() {
+        var lowGain = SmoothedKMeans.Config.default
+        lowGain.minimumGain = 0.02
+        for seed in UInt64(10) ..< 15 {
+            let meeting = SyntheticFrames(speakers: 1, turns: 8, turnFrames: 10 ... 30, seed: seed)
+            for config in [SmoothedKMeans.Config.default, lowGain] {
+                let result = SmoothedKMeans(meeting.embeddings, config: config).cluster()
+                #expect(result.count == 1, "seed \(seed), gain \(config.minimumGain): costs \(result.costs)")
+            }
+        }
+    }
+
+    @Test func exactAndBoundedHintsAreObeyed() {
+        let meeting = SyntheticFrames(speakers: 3, turns: 12, turnFrames: 20 ... 40, centreCosine: 0.85, seed: 7)
+        let kmeans = SmoothedKMeans(meeting.embeddings)
+        #expect(kmeans.cluster(minClusters: 2, maxClusters: 2).count == 2)
+        #expect(kmeans.cluster(maxClusters: 2).count <= 2)
+        let atLeastFour = kmeans.cluster(minClusters: 4)
+        #expect(atLeastFour.costs.count >= 4)
+        // k = 4 is where the search starts; smoothing may still leave a cluster empty.
+        #expect(atLeastFour.count >= 3)
+    }
+
+    @Test func smoothingAbsorbsIsolatedFrames() {
+        var meeting = SyntheticFrames(speakers: 2, turns: 6, turnFrames: 15 ... 20, centreCosine: 0.85, seed: 3)
+        // Every 7th frame is replaced by a frame of the other speaker: one-frame flips are noise, not turns.
+        let other = meeting.embeddings.indices.map { index in
+            meeting.embeddings.indices.first { meeting.speakers[$0] != meeting.speakers[index] }!
+        }
+        for index in stride(from: 3, to: meeting.embeddings.count, by: 7) { meeting.embeddings[index] = meeting.embeddings[other[index]] }
+        let labels = SmoothedKMeans(meeting.embeddings).cluster(minClusters: 2, maxClusters: 2).labels
+        let changes = zip(labels, labels.dropFirst()).filter { $0 != $1 }.count
+        #expect(changes == 5)
+        #expect(meeting.accuracy(labels) >= 0.95)
+    }
+
+    @Test func theSameFramesClusterTheSameWay() {
+        let meeting = SyntheticFrames(speakers: 3, turns: 10, turnFrames: 10 ... 30, centreCosine: 0.85, seed: 11)
+        #expect(SmoothedKMeans(meeting.embeddings).cluster() == SmoothedKMeans(meeting.embeddings).cluster())
+    }
+
+    @Test func degenerateInputs() {
+        #expect(SmoothedKMeans([]).cluster().labels.isEmpty)
+        #expect(SmoothedKMeans([[1, 0]]).cluster() == .init(labels: [0], count: 1, costs: []))
+        let same = SmoothedKMeans(Array(repeating: [0.6, 0.8], count: 20)).cluster()
+        #expect(same.count == 1)
+        #expect(same.labels == Array(repeating: 0, count: 20))
+    }
+}
+
