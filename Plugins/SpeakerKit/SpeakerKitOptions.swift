@@ -6,7 +6,7 @@ import StreamingDiarization
 /// `{"num_speakers": 3}` (exact), `{"min_speakers": 2, "max_speakers": 4}`, and for experiments
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
 /// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
-/// `minimum_count_gain`.
+/// `minimum_count_gain`, and `enrolled_speaker_threshold` (the finalize check on enrolled names).
 struct SpeakerKitOptions {
     var hint = SpeakerCountHint.none
     var config = DiarizerConfig.default
@@ -36,6 +36,7 @@ struct SpeakerKitOptions {
         }
         if let value = try distance("speaker_threshold", 0.01 ... 2) { config.speakerThreshold = Float(value) }
         if let value = try distance("cluster_threshold", 0.01 ... 2) { config.clusterThreshold = Float(value) }
+        if let value = try distance("enrolled_speaker_threshold", 0 ... 2) { config.enrolledSpeakerThreshold = Float(value) }
         if let value = try distance("switch_penalty", 0 ... 2) { config.switchPenalty = Float(value) }
         if let value = try distance("minimum_count_gain", 0 ... 1) { config.minimumCountGain = Float(value) }
         if let value = object["offline_clustering"], !(value is NSNull) {

@@ -23,6 +23,12 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var switchPenalty: Float
     /// Smoothed k-means at finalize: one more speaker must lower the smoothed cost by this fraction.
     public var minimumCountGain: Float
+    /// At finalize a speaker keeps an enrolled person's identity (a permanent known speaker) only if
+    /// the centroid of all their frames is within this cosine distance of the person's profile, and a
+    /// speaker found in the session takes an enrolled identity only under the same rule. Frame by
+    /// frame no threshold both recognises people and keeps others from their name; whole-session
+    /// centroids do (docs/accuracy.md, known speakers).
+    public var enrolledSpeakerThreshold: Float
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Audio kept for windows (seconds); older audio is never needed again.
@@ -34,7 +40,7 @@ public struct DiarizerConfig: Sendable, Equatable {
     public init(sampleRate: Int = 16_000, frameSeconds: Double = 0.5, windowSeconds: Double = 1.5,
                 minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.5, embeddingThreshold: Float = 0.3,
                 minNewSpeakerSeconds: Double = 1.0, offlineClustering: OfflineClustering = .smoothedKMeans,
-                clusterThreshold: Float = 0.3, switchPenalty: Float = 0.3, minimumCountGain: Float = 0.08, minClusterSeconds: Double = 1.0,
+                clusterThreshold: Float = 0.3, switchPenalty: Float = 0.3, minimumCountGain: Float = 0.08, minClusterSeconds: Double = 1.0, enrolledSpeakerThreshold: Float = 0.1,
                 audioHistorySeconds: Double = 8, minimumBatch: Int = 2) {
         self.sampleRate = sampleRate
         self.frameSeconds = frameSeconds
@@ -48,6 +54,7 @@ public struct DiarizerConfig: Sendable, Equatable {
         self.switchPenalty = switchPenalty
         self.minimumCountGain = minimumCountGain
         self.minClusterSeconds = minClusterSeconds
+        self.enrolledSpeakerThreshold = enrolledSpeakerThreshold
         self.audioHistorySeconds = audioHistorySeconds
         self.minimumBatch = minimumBatch
     }

@@ -49,6 +49,8 @@ public final class StreamingDiarizer {
     private var pending: [UInt64: DiarizerTurn] = [:]
     private var lastSpeaker: Int32?
     private var isFinalized = false
+    /// Enrolled people (permanent known speakers) as they were loaded, for the check at finalize.
+    private let enrolledProfiles: [Int32: [Float]]
 
     public private(set) var embeddedFrameCount = 0
 
@@ -61,6 +63,11 @@ public final class StreamingDiarizer {
         self.speakers = speakers
         self.logger = logger
         audio = AudioHistory(capacitySamples: Int(config.audioHistorySeconds * Double(config.sampleRate)))
+        var enrolled: [Int32: [Float]] = [:]
+        for speaker in speakers.getSpeakerList() where speaker.isPermanent {
+            if let id = Int32(speaker.id) { enrolled[id] = speaker.currentEmbedding }
+        }
+        enrolledProfiles = enrolled
     }
 
     // MARK: Input
@@ -367,6 +374,7 @@ public final class StreamingDiarizer {
             speakerOfCluster[pair.cluster] = pair.speaker
             used.insert(pair.speaker)
         }
+        verifyEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: items.map { ($0.embedding, $0.seconds) })
         var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
         for cluster in Set(labels).sorted() where speakerOfCluster[cluster] == nil {
             while used.contains(nextID) { nextID += 1 }
@@ -380,6 +388,40 @@ public final class StreamingDiarizer {
         logger.debug("offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
         ])
+    }
+
+    /// A cluster keeps an enrolled person's identity only if its centroid is within
+    /// `enrolledSpeakerThreshold` of the person's profile; a cluster without an identity takes the
+    /// nearest unclaimed enrolled person within it (largest clusters choose first).
+    private func verifyEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
+                                        items: [(embedding: [Float], seconds: Double)]) {
+        guard !enrolledProfiles.isEmpty else { return }
+        var members: [Int: (vectors: [[Float]], weights: [Double])] = [:]
+        for (label, item) in zip(labels, items) {
+            members[label, default: ([], [])].vectors.append(item.embedding)
+            members[label, default: ([], [])].weights.append(item.seconds)
+        }
+        let centroids = members.mapValues { AgglomerativeClustering.centroid($0.vectors, weights: $0.weights) }
+        let threshold = config.enrolledSpeakerThreshold
+        for (cluster, speaker) in speakerOfCluster {
+            guard let profile = enrolledProfiles[speaker], let centroid = centroids[cluster] else { continue }
+            let distance = SpeakerUtilities.cosineDistance(centroid, profile)
+            if distance > threshold {
+                logger.debug("enrolled identity not confirmed", metadata: ["speaker": "\(speaker)", "distance": "\(distance)"])
+                speakerOfCluster[cluster] = nil
+                used.remove(speaker)
+            }
+        }
+        let seconds = members.mapValues { $0.weights.reduce(0, +) }
+        for cluster in centroids.keys.sorted(by: { (seconds[$0]!, $1) > (seconds[$1]!, $0) }) where speakerOfCluster[cluster] == nil {
+            let candidates = enrolledProfiles.filter { !used.contains($0.key) }
+                .map { (id: $0.key, distance: SpeakerUtilities.cosineDistance(centroids[cluster]!, $0.value)) }
+                .filter { $0.distance <= threshold }
+            if let best = candidates.min(by: { ($0.distance, $0.id) < ($1.distance, $1.id) }) {
+                speakerOfCluster[cluster] = best.id
+                used.insert(best.id)
+            }
+        }
     }
 
     /// Average linkage on runs of up to 4 consecutive frames with one online speaker (fewer items,

@@ -11,6 +11,11 @@ import StreamingDiarization
 /// enrolled person's name if that person were the only candidate; false rejection is the share of the
 /// person's own later speech that falls outside it. Frames take the reference speaker covering most
 /// of them.
+///
+/// The cluster-level figures judge what speakerkit decides at finalize: each other reference speaker's
+/// later frames (at least `minimumClusterSeconds`) averaged into one centroid, as a re-clustered
+/// speaker is, and compared with the enrolled profile: false acceptance is the share of other people's
+/// centroids within the threshold, false rejection the share of the person's own outside it.
 struct EnrolmentTally {
     var thresholds: [Float]
     var enrolmentSeconds = 5.0
@@ -20,6 +25,8 @@ struct EnrolmentTally {
     private var othersSeconds = 0.0
     private var ownSeconds = 0.0
     private var enrolled = 0
+    var minimumClusterSeconds = 2.0
+    private var clusterPairs: (own: [Float], others: [Float]) = ([], [])
 
     init(thresholds: [Float]) {
         self.thresholds = thresholds
@@ -49,6 +56,13 @@ struct EnrolmentTally {
             var profile = [Float](repeating: 0, count: embedded[enrolment[0]].embedding!.count)
             for index in enrolment { for (d, value) in embedded[index].embedding!.enumerated() { profile[d] += value } }
             let enrolmentSet = Set(enrolment)
+            for other in Set(owners.compactMap { $0 }).sorted() {
+                let later = embedded.indices.filter { owners[$0] == other && !enrolmentSet.contains($0) }
+                guard later.map({ embedded[$0].endSeconds - embedded[$0].startSeconds }).reduce(0, +) >= minimumClusterSeconds else { continue }
+                guard let centroid = SpeakerUtilities.averageEmbeddings(later.map { embedded[$0].embedding! }) else { continue }
+                let distance = SpeakerUtilities.cosineDistance(centroid, profile)
+                if other == person { clusterPairs.own.append(distance) } else { clusterPairs.others.append(distance) }
+            }
             for (index, frame) in embedded.enumerated() where !enrolmentSet.contains(index) {
                 guard let owner = owners[index] else { continue }
                 let weight = frame.endSeconds - frame.startSeconds
@@ -68,6 +82,14 @@ struct EnrolmentTally {
         for (t, threshold) in thresholds.enumerated() {
             lines.append(String(format: "  threshold %.2f: false acceptance %.1f %%, false rejection %.1f %%", threshold,
                                 100 * acceptedOthers[t] / max(othersSeconds, 1e-9), 100 * rejectedOwn[t] / max(ownSeconds, 1e-9)))
+        }
+        lines.append("  per speaker at finalize: \(clusterPairs.others.count) other-speaker and \(clusterPairs.own.count) own centroids")
+        for threshold in [Float(0.15), 0.12, 0.1, 0.08] {
+            let accepted = clusterPairs.others.filter { $0 < threshold }.count
+            let rejected = clusterPairs.own.filter { $0 >= threshold }.count
+            lines.append(String(format: "  cluster threshold %.2f: false acceptance %.1f %% (%d/%d), false rejection %.1f %% (%d/%d)", threshold,
+                                100 * Double(accepted) / Double(max(1, clusterPairs.others.count)), accepted, clusterPairs.others.count,
+                                100 * Double(rejected) / Double(max(1, clusterPairs.own.count)), rejected, clusterPairs.own.count))
         }
         return lines.joined(separator: "\n")
     }

@@ -169,6 +169,41 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         #expect(Set(all.values.map(\.speaker)).count == 3)
     }
 
+    /// An enrolled person (permanent known speaker 100) and a diarizer whose online threshold accepts
+    /// any voice as them, as a loose threshold does with similar real voices.
+    func sessionWithEnrolledVoice(_ voice: Int, hearing audio: [Float]) throws -> [UInt64: DiarizerTurn] {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 1.9
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        let profile = try ToneEmbedder().embed([tone(voice, seconds: 1.5)])[0]
+        try manager.initializeKnownSpeakers(
+            [Speaker(id: "100", name: "Ada", currentEmbedding: profile, durationSeconds: 5, createdAt: Date(), isPermanent: true)],
+            mode: .overwrite, preserveIfPermanent: false)
+        var config = DiarizerConfig.default
+        config.speakerThreshold = 1.9
+        let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+        var state: [UInt64: DiarizerTurn] = [:]
+        try diarizer.push(audio)
+        apply(diarizer.pullTurns(), to: &state)
+        #expect(Set(state.values.map(\.speaker)) == [100], "online, the loose threshold gives every voice the enrolled name")
+        try diarizer.finalize()
+        apply(diarizer.pullTurns(), to: &state)
+        return state
+    }
+
+    @Test func finalizeTakesAnEnrolledNameFromAVoiceThatIsNotTheirs() throws {
+        let state = try sessionWithEnrolledVoice(0, hearing: silence(0.5) + tone(1, seconds: 4) + silence(1))
+        #expect(!state.isEmpty)
+        #expect(!state.values.contains { $0.speaker == 100 })
+    }
+
+    @Test func finalizeKeepsTheEnrolledNameOnTheirOwnVoice() throws {
+        let state = try sessionWithEnrolledVoice(0, hearing: silence(0.5) + tone(0, seconds: 3) + silence(1) + tone(1, seconds: 3) + silence(1))
+        #expect(speaker(at: 2.0, state) == 100)
+        let other = try #require(speaker(at: 6.0, state))
+        #expect(other != 100)
+    }
+
     @Test func audioAfterFinalizeIsRefused() throws {
         let diarizer = try makeDiarizer()
         try diarizer.push(silence(0.1))
