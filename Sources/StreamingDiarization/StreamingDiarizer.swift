@@ -26,8 +26,9 @@ public struct DiarizerError: Error, CustomStringConvertible, Sendable {
 /// Turns come out as soon as a frame's look-ahead audio has arrived (about a second after the audio
 /// they describe). A speaker change inside one stretch of speech shows up as frames assigned to a
 /// different speaker, not only at pauses. At `finalize` the whole session's frame embeddings are
-/// re-clustered offline (average linkage, with the speaker-count hints), clusters are matched to
-/// the online speakers by overlap so that labels stay with the same person, and changed turns are
+/// re-clustered offline (smoothed k-means by default, see `SmoothedKMeans`; the speaker-count hints
+/// fix or bound the count), clusters are matched to the online speakers by overlap so that labels
+/// stay with the same person, enrolled names are confirmed per cluster, and changed turns are
 /// re-published as revisions.
 ///
 /// Not thread-safe: one instance per session, driven from that session's queue.
