@@ -14,9 +14,9 @@
 struct SmoothedKMeans {
     struct Config: Sendable, Equatable {
         /// Cost of one change of speaker between consecutive frames, in units of cosine distance.
-        var switchPenalty: Float = 0.3
+        var switchPenalty: Float
         /// One more speaker is kept only if it lowers the smoothed cost by at least this fraction.
-        var minimumGain: Float = 0.08
+        var minimumGain: Float
         /// Most speakers tried when the session gives no upper bound.
         var maxSpeakers: Int = 8
         var restarts: Int = 8
@@ -26,7 +26,8 @@ struct SmoothedKMeans {
         var maxFittingFrames: Int = 2000
         var seed: UInt64 = 0x5EED_5EED
 
-        static let `default` = Config()
+        /// The diarizer's defaults (`DiarizerConfig.switchPenalty`, `.minimumCountGain`): one place sets them.
+        static let `default` = Config(switchPenalty: DiarizerConfig.default.switchPenalty, minimumGain: DiarizerConfig.default.minimumCountGain)
     }
 
     struct Result: Equatable {

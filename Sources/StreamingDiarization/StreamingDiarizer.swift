@@ -346,16 +346,15 @@ public final class StreamingDiarizer {
                 }
             }
             guard !items.isEmpty else { return }
-            var kmeans = SmoothedKMeans.Config.default
-            kmeans.switchPenalty = config.switchPenalty
-            kmeans.minimumGain = config.minimumCountGain
+            let kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain)
             labels = SmoothedKMeans(items.map(\.embedding), config: kmeans)
                 .cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
         case .agglomerative:
             (items, labels) = agglomerativeItems()
             guard !items.isEmpty else { return }
         }
-        labels = foldSmallClusters(labels, items: items.map { ($0.embedding, $0.seconds) })
+        let vectors = items.map { (embedding: $0.embedding, seconds: $0.seconds) }
+        labels = foldSmallClusters(labels, items: vectors)
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
         var overlap: [Int: [Int32: Double]] = [:]
@@ -375,7 +374,7 @@ public final class StreamingDiarizer {
             speakerOfCluster[pair.cluster] = pair.speaker
             used.insert(pair.speaker)
         }
-        verifyEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: items.map { ($0.embedding, $0.seconds) })
+        verifyEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
         var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
         for cluster in Set(labels).sorted() where speakerOfCluster[cluster] == nil {
             while used.contains(nextID) { nextID += 1 }
@@ -397,15 +396,10 @@ public final class StreamingDiarizer {
     private func verifyEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
                                         items: [(embedding: [Float], seconds: Double)]) {
         guard !enrolledProfiles.isEmpty else { return }
-        var members: [Int: (vectors: [[Float]], weights: [Double])] = [:]
-        for (label, item) in zip(labels, items) {
-            members[label, default: ([], [])].vectors.append(item.embedding)
-            members[label, default: ([], [])].weights.append(item.seconds)
-        }
-        let centroids = members.mapValues { AgglomerativeClustering.centroid($0.vectors, weights: $0.weights) }
+        let clusters = Self.summaries(labels, items)
         let threshold = config.enrolledSpeakerThreshold
         for (cluster, speaker) in speakerOfCluster {
-            guard let profile = enrolledProfiles[speaker], let centroid = centroids[cluster] else { continue }
+            guard let profile = enrolledProfiles[speaker], let centroid = clusters[cluster]?.centroid else { continue }
             let distance = SpeakerUtilities.cosineDistance(centroid, profile)
             if distance > threshold {
                 logger.debug("enrolled identity not confirmed", metadata: ["speaker": "\(speaker)", "distance": "\(distance)"])
@@ -413,10 +407,9 @@ public final class StreamingDiarizer {
                 used.remove(speaker)
             }
         }
-        let seconds = members.mapValues { $0.weights.reduce(0, +) }
-        for cluster in centroids.keys.sorted(by: { (seconds[$0]!, $1) > (seconds[$1]!, $0) }) where speakerOfCluster[cluster] == nil {
+        for cluster in clusters.keys.sorted(by: { (clusters[$0]!.seconds, $1) > (clusters[$1]!.seconds, $0) }) where speakerOfCluster[cluster] == nil {
             let candidates = enrolledProfiles.filter { !used.contains($0.key) }
-                .map { (id: $0.key, distance: SpeakerUtilities.cosineDistance(centroids[cluster]!, $0.value)) }
+                .map { (id: $0.key, distance: SpeakerUtilities.cosineDistance(clusters[cluster]!.centroid, $0.value)) }
                 .filter { $0.distance <= threshold }
             if let best = candidates.min(by: { ($0.distance, $0.id) < ($1.distance, $1.id) }) {
                 speakerOfCluster[cluster] = best.id
@@ -457,22 +450,27 @@ public final class StreamingDiarizer {
     private func foldSmallClusters(_ labels: [Int], items: [(embedding: [Float], seconds: Double)]) -> [Int] {
         var labels = labels
         while true {
-            let clusters = Set(labels)
+            let clusters = Self.summaries(labels, items)
             guard clusters.count > max(1, hint.lowerBound ?? 1) else { return labels }
-            var seconds: [Int: Double] = [:]
-            for (label, item) in zip(labels, items) { seconds[label, default: 0] += item.seconds }
-            guard let small = clusters.filter({ seconds[$0]! < config.minClusterSeconds }).min(by: { seconds[$0]! < seconds[$1]! }) else {
+            guard let small = clusters.keys.filter({ clusters[$0]!.seconds < config.minClusterSeconds })
+                .min(by: { clusters[$0]!.seconds < clusters[$1]!.seconds }) else {
                 return labels
             }
-            var centroids: [Int: [Float]] = [:]
-            for cluster in clusters {
-                let members = zip(labels, items).filter { $0.0 == cluster }.map(\.1)
-                centroids[cluster] = AgglomerativeClustering.centroid(members.map(\.embedding), weights: members.map(\.seconds))
-            }
-            let target = clusters.filter { $0 != small }.min {
-                SpeakerUtilities.cosineDistance(centroids[small]!, centroids[$0]!) < SpeakerUtilities.cosineDistance(centroids[small]!, centroids[$1]!)
+            let centroid = clusters[small]!.centroid
+            let target = clusters.keys.filter { $0 != small }.min {
+                SpeakerUtilities.cosineDistance(centroid, clusters[$0]!.centroid) < SpeakerUtilities.cosineDistance(centroid, clusters[$1]!.centroid)
             }!
             labels = labels.map { $0 == small ? target : $0 }
         }
+    }
+
+    /// Each cluster's seconds of speech and duration-weighted centroid.
+    private static func summaries(_ labels: [Int], _ items: [(embedding: [Float], seconds: Double)]) -> [Int: (centroid: [Float], seconds: Double)] {
+        var members: [Int: (vectors: [[Float]], weights: [Double])] = [:]
+        for (label, item) in zip(labels, items) {
+            members[label, default: ([], [])].vectors.append(item.embedding)
+            members[label, default: ([], [])].weights.append(item.seconds)
+        }
+        return members.mapValues { (AgglomerativeClustering.centroid($0.vectors, weights: $0.weights), $0.weights.reduce(0, +)) }
     }
 }

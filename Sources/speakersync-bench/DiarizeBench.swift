@@ -25,7 +25,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
     @Option(name: .customLong("speaker-threshold")) var speakerThreshold: Float?
     @Option(name: .customLong("cluster-threshold")) var clusterThreshold: Float?
-    @Option(help: "Offline pass at finalize: smoothed_kmeans or agglomerative.") var offline: String?
+    @Option(help: "Offline pass at finalize.") var offline: OfflineClustering?
     @Option(name: .customLong("switch-penalty")) var switchPenalty: Float?
     @Option(name: .customLong("minimum-count-gain")) var minimumCountGain: Float?
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
@@ -44,10 +44,7 @@ struct DiarizeBench: ParsableCommand {
         var config = DiarizerConfig.default
         if let speakerThreshold { config.speakerThreshold = speakerThreshold }
         if let clusterThreshold { config.clusterThreshold = clusterThreshold }
-        if let offline {
-            guard let method = OfflineClustering(rawValue: offline) else { throw ValidationError("--offline: smoothed_kmeans or agglomerative") }
-            config.offlineClustering = method
-        }
+        if let offline { config.offlineClustering = offline }
         if let switchPenalty { config.switchPenalty = switchPenalty }
         if let minimumCountGain { config.minimumCountGain = minimumCountGain }
         if let frameSeconds { config.frameSeconds = frameSeconds }
@@ -184,3 +181,5 @@ private final class TimedEmbedder: SpeakerEmbedder {
         return try inner.embed(windows)
     }
 }
+
+extension OfflineClustering: ExpressibleByArgument {}
