@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "PluginHost", dependencies: [
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge"]),
+        .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
@@ -79,7 +79,7 @@ let package = Package(
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
-            "WebSocketTransport", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+            "WebSocketTransport", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",

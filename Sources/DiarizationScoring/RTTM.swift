@@ -7,6 +7,13 @@ public enum RTTM {
     /// scoring tools do. Errors name the line and the field.
     public static func parse(_ text: String) throws(ScoringError) -> [String: [SpeakerSegment]] {
         var files: [String: [SpeakerSegment]] = [:]
+        for record in try records(text) { files[record.file, default: []].append(record.segment) }
+        return files
+    }
+
+    /// Every `SPEAKER` line as (file id, turn), in the order of the text; the rules are `parse`'s.
+    public static func records(_ text: String) throws(ScoringError) -> [(file: String, segment: SpeakerSegment)] {
+        var records: [(file: String, segment: SpeakerSegment)] = []
         for (line, fields) in TextFields.records(text) where fields[0] == "SPEAKER" {
             guard fields.count >= 8 else {
                 let names = ["type", "file", "chnl", "tbeg", "tdur", "ortho", "stype", "name"]
@@ -22,10 +29,9 @@ public enum RTTM {
             guard duration >= 0 else {
                 throw ScoringError(.invalidInterval, line: line, field: "tdur", "duration \(fields[4]) is negative")
             }
-            files[String(fields[1]), default: []].append(
-                SpeakerSegment(speaker: String(fields[7]), startSeconds: start, endSeconds: start + duration))
+            records.append((String(fields[1]), SpeakerSegment(speaker: String(fields[7]), startSeconds: start, endSeconds: start + duration)))
         }
-        return files
+        return records
     }
 
     /// One `SPEAKER` line per segment, in the given order, with millisecond times as pyannote writes them.

@@ -1,3 +1,4 @@
+import DiarizationScoring
 import Foundation
 import SpeakerSyncAudio
 
@@ -42,19 +43,16 @@ public enum RTTMFile {
         }.joined()
     }
 
-    /// Parses SPEAKER lines (other record types and blank lines are skipped).
+    /// Parses SPEAKER lines in file order, with DiarizationScoring's RTTM rules (other record types,
+    /// blank lines and comments are skipped).
     public static func decode(_ text: String) throws -> [SynthTurn] {
-        var turns: [SynthTurn] = []
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard let type = fields.first, type == "SPEAKER" else { continue }
-            guard fields.count >= 8, let start = Double(fields[3]), let duration = Double(fields[4]),
-                  start.isFinite, duration.isFinite, duration >= 0 else {
-                throw SynthError(.invalidFile, "RTTM line \(number + 1) is malformed: \(line)")
+        do {
+            return try RTTM.records(text).map {
+                SynthTurn(speaker: $0.segment.speaker, startSeconds: $0.segment.startSeconds, endSeconds: $0.segment.endSeconds)
             }
-            turns.append(SynthTurn(speaker: String(fields[7]), startSeconds: start, endSeconds: start + duration))
+        } catch {
+            throw SynthError(.invalidFile, "RTTM: \(error)")
         }
-        return turns
     }
 }
 

@@ -1,3 +1,4 @@
+import DiarizationScoring
 import Foundation
 import TranscriptMerge
 
@@ -70,17 +71,15 @@ public enum DeviceInput {
     /// Reads the SPEAKER lines of an RTTM file (optionally only those of one recording).
     public static func readRTTM(path: String, recording: String? = nil) throws -> [DeviceSegment] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        var segments: [DeviceSegment] = []
-        for (number, line) in text.split(whereSeparator: \.isNewline).enumerated() {
-            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard fields.first == "SPEAKER" else { continue }
-            guard fields.count >= 8, let start = Double(fields[3]), let duration = Double(fields[4]) else {
-                throw DeviceInputError("\(path):\(number + 1): malformed SPEAKER line")
-            }
-            if let recording, fields[1] != recording { continue }
-            segments.append(DeviceSegment(speaker: String(fields[7]), startSeconds: start, endSeconds: start + duration))
+        let records: [(file: String, segment: SpeakerSegment)]
+        do {
+            records = try RTTM.records(text)
+        } catch {
+            throw DeviceInputError("\(path): \(error)")
         }
-        return segments.sorted { $0.startSeconds < $1.startSeconds }
+        return records.filter { recording == nil || $0.file == recording }
+            .map { DeviceSegment(speaker: $0.segment.speaker, startSeconds: $0.segment.startSeconds, endSeconds: $0.segment.endSeconds) }
+            .sorted { $0.startSeconds < $1.startSeconds }
     }
 
     /// Groups words into ASR results the way an on-device recogniser emits them: a result ends at a
