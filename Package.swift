@@ -46,8 +46,10 @@ let package = Package(
         .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
         .target(name: "SpeakerSyncAudio"),
         .target(name: "DiarizationScoring"),
+        // SplitMix64: reproducible randomness for synthesis, dither, k-means starts and tests.
+        .target(name: "DeterministicRandom"),
         .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
         .target(name: "PostgresClient", dependencies: [
@@ -62,7 +64,7 @@ let package = Package(
         .target(name: "PluginHost", dependencies: [
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "MeetingSynth", dependencies: ["SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
+        .target(name: "MeetingSynth", dependencies: ["DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
@@ -74,7 +76,7 @@ let package = Package(
         // The real VAD and encoder behind StreamingDiarization's protocols (speakerkit and the benchmarks).
         .target(name: "DiarizationModels", dependencies: ["StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity"]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CPocketSphinx", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+            "CPocketSphinx", "DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
 
         // MARK: Application
@@ -98,7 +100,7 @@ let package = Package(
         .executableTarget(name: "speakersync-bench", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
-            "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval",
+            "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -123,18 +125,18 @@ let package = Package(
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
         .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport"),
-        .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge"]),
-        .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol"]),
+        .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
+        .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
-        .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "TestSupport"]),
-        .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "DeterministicRandom", "TestSupport"]),
+        .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StreamingDiarizationTests", dependencies: [
-            "StreamingDiarization", "SpeakerManager", .product(name: "Logging", package: "swift-log"),
+            "StreamingDiarization", "SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncEvalTests", dependencies: [
             "SpeakerSyncEval", "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "SpeakerSyncServer",
@@ -153,6 +155,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
+            "DeterministicRandom",
         ]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import DeterministicRandom
 
 /// Seeded noise generators for `NoiseConfig`.
 enum BackgroundNoise {

@@ -1,4 +1,5 @@
 import Foundation
+import DeterministicRandom
 
 /// How the "device ASR" view groups the true words into recogniser results.
 public struct DeviceASRConfig: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import DeterministicRandom
 extension MeetingScript {
     /// A random but reproducible script: `speakerCount` speakers with distinct preset voices, `turnCount`
     /// turns of `wordsPerTurn` words drawn from `vocabulary`. Consecutive turns always change speaker

@@ -1,4 +1,5 @@
 import Foundation
+import DeterministicRandom
 
 /// Turns a `MeetingScript` into 16 kHz audio with exact word and turn times.
 ///

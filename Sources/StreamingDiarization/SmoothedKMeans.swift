@@ -1,3 +1,4 @@
+import DeterministicRandom
 /// Offline speaker clustering for finalize: spherical k-means whose labels are smoothed in time by a
 /// Viterbi pass that charges for every change of speaker, with the speaker count chosen where one
 /// more speaker stops paying for itself.
@@ -97,7 +98,7 @@ struct SmoothedKMeans {
     private func fit(_ k: Int) -> [Float] {
         let stride = max(1, (frameCount + config.maxFittingFrames - 1) / config.maxFittingFrames)
         let sample = Array(Swift.stride(from: 0, to: frameCount, by: stride))
-        var generator = SplitMix64(seed: config.seed &+ UInt64(k))
+        var generator = SeededRandom(seed: config.seed &+ UInt64(k))
         var best: (cost: Float, centroids: [Float])?
         for _ in 0 ..< max(1, config.restarts) {
             var centroids = seed(k, sample, &generator)
@@ -124,7 +125,7 @@ struct SmoothedKMeans {
         return best!.centroids
     }
 
-    private func seed(_ k: Int, _ sample: [Int], _ generator: inout SplitMix64) -> [Float] {
+    private func seed(_ k: Int, _ sample: [Int], _ generator: inout SeededRandom) -> [Float] {
         var centroids = [Float](repeating: 0, count: k * dimension)
         func copy(_ frame: Int, to c: Int) {
             for i in 0 ..< dimension { centroids[c * dimension + i] = frames[frame * dimension + i] }
@@ -136,7 +137,7 @@ struct SmoothedKMeans {
             let total = weights.reduce(0, +)
             var pick = Int(generator.next() % UInt64(sample.count))
             if total > 0 {
-                var target = generator.nextUnit() * total
+                var target = generator.unit() * total
                 for (n, weight) in weights.enumerated() {
                     target -= weight
                     if target <= 0 { pick = n; break }
@@ -209,20 +210,3 @@ struct SmoothedKMeans {
     }
 }
 
-/// A small, fast, seedable generator (SplitMix64) so offline clustering is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}

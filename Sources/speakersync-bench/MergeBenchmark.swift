@@ -1,6 +1,7 @@
 import MeetingSynth
 import SpeakerSyncClient
 import TranscriptMerge
+import DeterministicRandom
 
 /// Transcript-merge benchmark: `words` ASR words against `turns` speaker turns on one synthetic timeline,
 /// (a) in one batch `apply`, (b) arriving in `incrementSeconds` slices of audio time like a live session:

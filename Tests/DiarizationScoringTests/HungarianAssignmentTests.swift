@@ -1,9 +1,10 @@
 import DiarizationScoring
 import Testing
+import DeterministicRandom
 
 @Suite struct HungarianAssignmentTests {
     @Test func matchesBruteForceOnRandomRectangularMatrices() {
-        var random = TestRandom(seed: 42)
+        var random = SeededRandom(seed: 42)
         for trial in 0..<600 {
             let rows = 1 + random.index(5)
             let columns = 1 + random.index(5)

@@ -1,4 +1,5 @@
 import DiarizationScoring
+import DeterministicRandom
 
 /// The ways a diarization system goes wrong, applied to a reference to make hypotheses whose scores are
 /// not obvious: every case is seeded, so a failure can be replayed.
@@ -6,7 +7,7 @@ enum HypothesisPerturbation: String, CaseIterable {
     case renamedSpeakers, shiftedBoundaries, swappedLabels, droppedTurns, addedTurns
     case mergedSpeakers, splitSpeakers, oneSpeakerAtATime, empty, combined
 
-    func apply(to reference: [SpeakerSegment], durationSeconds: Double, random: inout TestRandom) -> [SpeakerSegment] {
+    func apply(to reference: [SpeakerSegment], durationSeconds: Double, random: inout SeededRandom) -> [SpeakerSegment] {
         let speakers = Array(Set(reference.map(\.speaker))).sorted()
         switch self {
         case .renamedSpeakers:

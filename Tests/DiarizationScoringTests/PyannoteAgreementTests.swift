@@ -2,6 +2,7 @@ import DiarizationScoring
 import Foundation
 import Testing
 import TestSupport
+import DeterministicRandom
 
 /// DER, JER and speaker-count error agree with pyannote.metrics on the shared AMI and sample references
 /// and on seeded perturbations of them, at collar 0 and 0.25 s, with overlap scored and skipped.
@@ -30,7 +31,7 @@ import TestSupport
             let uem = try uemText.map { try UEM.parse($0)[file.id] ?? [] }
             let durationSeconds = file.uem?.map(\.endSeconds).max() ?? (reference.map(\.endSeconds).max() ?? 30)
             for (kindIndex, kind) in HypothesisPerturbation.allCases.enumerated() {
-                var random = TestRandom(seed: 0x5C0_2E00 &+ UInt64(fileIndex * 100 + kindIndex))
+                var random = SeededRandom(seed: 0x5C0_2E00 &+ UInt64(fileIndex * 100 + kindIndex))
                 let perturbed = kind.apply(to: reference, durationSeconds: durationSeconds, random: &random)
                 let hypothesisText = RTTM.render(perturbed, fileID: file.id)
                 let hypothesis = try RTTM.parse(hypothesisText)[file.id] ?? []

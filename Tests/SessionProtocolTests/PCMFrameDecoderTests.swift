@@ -1,19 +1,7 @@
 import Testing
 
 @testable import SessionProtocol
-
-/// SplitMix64: a small seeded generator so that the random split points are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import DeterministicRandom
 
 @Suite struct PCMFrameDecoderTests {
     @Test func decodesS16LEValues() {
@@ -36,7 +24,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test(arguments: AudioEncoding.allCases)
     func randomSplitsDecodeLikeTheWhole(encoding: AudioEncoding) {
-        var random = SeededGenerator(seed: encoding == .pcmS16LE ? 16 : 32)
+        var random = SeededRandom(seed: encoding == .pcmS16LE ? 16 : 32)
         for _ in 0..<200 {
             let byteCount = Int.random(in: 0...400, using: &random)
             let bytes = (0..<byteCount).map { _ in UInt8.random(in: 0...255, using: &random) }

@@ -1,6 +1,7 @@
 import Foundation
 import SpeakerManager
 import Testing
+import DeterministicRandom
 
 @Suite struct AssignmentTests {
     @Test func firstLongEnoughSegmentCreatesSpeakerOne() throws {
@@ -204,7 +205,7 @@ import Testing
             let manager = try makeManager(clock: clock)
             var factory = EmbeddingFactory(seed: 12)
             let voices = (0..<4).map { _ in factory.randomDirection() }
-            var generator = SeededGenerator(seed: 99)
+            var generator = SeededRandom(seed: 99)
             for _ in 0..<200 {
                 let voice = voices[Int.random(in: 0..<voices.count, using: &generator)]
                 let segment = factory.direction(atDistance: Double.random(in: 0...0.5, using: &generator), from: voice)

@@ -1,6 +1,7 @@
 import Foundation
 import SpeakerManager
 import Testing
+import DeterministicRandom
 
 /// Many tasks on one manager at once. Every call is atomic, so totals must balance exactly and every
 /// speaker seen at any moment must be whole.
@@ -41,7 +42,7 @@ import Testing
             for task in 0..<tasks {
                 group.addTask {
                     var factory = EmbeddingFactory(seed: 1000 + UInt64(task))
-                    var generator = SeededGenerator(seed: UInt64(task))
+                    var generator = SeededRandom(seed: UInt64(task))
                     var accepted = Accepted()
                     for _ in 0..<segmentsPerTask {
                         let voice = voices.randomElement(using: &generator)!
@@ -103,7 +104,7 @@ import Testing
                 group.addTask {
                     var succeeded: [String: Int] = [:]
                     var factory = EmbeddingFactory(seed: 2000 + UInt64(task))
-                    var generator = SeededGenerator(seed: 500 + UInt64(task))
+                    var generator = SeededRandom(seed: 500 + UInt64(task))
                     for step in 0..<250 {
                         let ids = manager.speakerIds
                         let someId = ids.randomElement(using: &generator) ?? "1"

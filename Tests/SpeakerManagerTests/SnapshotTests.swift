@@ -1,6 +1,7 @@
 import Foundation
 import SpeakerManager
 import Testing
+import DeterministicRandom
 
 @Suite struct SnapshotTests {
     /// A manager after a seeded stream of segments, with a permanent, renamed known speaker.
@@ -9,7 +10,7 @@ import Testing
         var factory = EmbeddingFactory(seed: 60)
         let voices = (0..<3).map { _ in factory.randomDirection() }
         try manager.upsertSpeaker(id: "alice", currentEmbedding: voices[0], durationSeconds: 20, isPermanent: true, name: "Alice")
-        var generator = SeededGenerator(seed: 61)
+        var generator = SeededRandom(seed: 61)
         for _ in 0..<40 {
             let voice = voices[Int.random(in: 0..<3, using: &generator)]
             _ = try manager.assign(

@@ -2,19 +2,7 @@ import Foundation
 import Logging
 import SpeakerManager
 import Synchronization
-
-/// Deterministic generator so the synthetic embeddings are reproducible (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import DeterministicRandom
 
 /// A clock the test moves by hand, so every timestamp the manager writes is known.
 final class ManualClock: Sendable {
@@ -44,11 +32,11 @@ let dimension = SpeakerManagerConfig.default.embeddingDimension
 
 /// Synthetic embeddings: random directions, and directions at a chosen cosine distance from another.
 struct EmbeddingFactory {
-    var generator: SeededGenerator
+    var generator: SeededRandom
     let dimension: Int
 
     init(seed: UInt64, dimension: Int = SpeakerManagerConfig.default.embeddingDimension) {
-        generator = SeededGenerator(seed: seed)
+        generator = SeededRandom(seed: seed)
         self.dimension = dimension
     }
 

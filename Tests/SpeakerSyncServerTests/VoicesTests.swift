@@ -4,6 +4,7 @@ import SpeakerSyncAudio
 import SpeakerSyncClient
 import Testing
 @testable import SpeakerSyncServer
+import DeterministicRandom
 
 /// Known voices end to end, with the real speakerkit plugin (silero VAD + GE2E) and PostgreSQL:
 /// an enrolled person is recognised by name, and a reconnect keeps each speaker's label.

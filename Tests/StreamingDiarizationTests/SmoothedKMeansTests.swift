@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StreamingDiarization
+import DeterministicRandom
 
 /// Frame embeddings of a made-up meeting: speakers whose centres are `centreCosine` apart and whose
 /// frames scatter around their centre about as far (cosine ≈ 0.89), speaking in turns of
@@ -11,9 +12,9 @@ struct SyntheticFrames {
 
     init(speakers count: Int, turns: Int, turnFrames: ClosedRange<Int>, centreCosine: Float = 0.92,
          dimension: Int = 16, seed: UInt64) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         func gaussian() -> Float {
-            let u = max(random.nextUnit(), 1e-12), v = random.nextUnit()
+            let u = max(random.unit(), 1e-12), v = random.unit()
             return Float((-2 * log(u)).squareRoot() * cos(2 * Double.pi * v))
         }
         func normalised(_ v: [Float]) -> [Float] {

@@ -1,5 +1,6 @@
 import Testing
 import TranscriptMerge
+import DeterministicRandom
 
 /// A random meeting: results (some revised later) and turns (some revised or removed later).
 struct RandomScenario {
@@ -13,7 +14,7 @@ struct RandomScenario {
     var events: [Event] = []
 
     init(seed: UInt64, words wordCount: Int, turns turnCount: Int, withMerges: Bool = false) {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let speakers = ["S1", "S2", "S3"]
         // Times on a 0.1 s grid so that ties, touching spans and zero-length words occur.
         func time(_ upper: Double) -> Double { Double(Int.random(in: 0...Int(upper * 10), using: &random)) / 10 }
@@ -136,7 +137,7 @@ struct RandomScenario {
         let scenario = RandomScenario(seed: 99, words: 80, turns: 30)
         let state = scenario.finalState
         var reference: [UtteranceShape]?
-        var random = SeededGenerator(seed: 7)
+        var random = SeededRandom(seed: 7)
         for _ in 0..<6 {
             var events: [RandomScenario.Event] = state.results.map { .result(id: $0.id, words: $0.words, isFinal: $0.isFinal) }
             events += state.turns.map { .turns([$0]) }
@@ -151,7 +152,7 @@ struct RandomScenario {
 
     @Test func incrementalInTimeOrderEqualsBatch() {
         // Words and turns arriving in audio order, turns a second late, as a live provider would.
-        var random = SeededGenerator(seed: 3)
+        var random = SeededRandom(seed: 3)
         var turns: [SpeakerTurn] = []
         var t = 0.0
         for index in 0..<40 {

@@ -1,5 +1,6 @@
-/// SplitMix64: a tiny, fully specified generator so a seed gives the same meeting on every platform and
-/// toolchain (the standard library's `random(in:using:)` algorithms are not promised to stay fixed).
+/// SplitMix64: a tiny, fully specified generator, so a seed gives the same synthetic meeting, the same
+/// dither and the same k-means start on every platform and toolchain (the standard library's
+/// `random(in:using:)` algorithms are not promised to stay fixed). The one copy for Sources and Tests.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
@@ -20,6 +21,12 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * unit()
     }
+
+    /// True with the given probability.
+    public mutating func chance(_ probability: Double) -> Bool { unit() < probability }
+
+    /// Uniform index in 0 ..< count (count > 0).
+    public mutating func index(_ count: Int) -> Int { integer(0 ... count - 1) }
 
     /// Uniform integer in the closed range.
     public mutating func integer(_ range: ClosedRange<Int>) -> Int {
