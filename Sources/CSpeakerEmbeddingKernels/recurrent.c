@@ -1,6 +1,18 @@
 #include "speakersync_recurrent.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+// MARK: - Weight formats
+
+// IEEE half precision, round to nearest even (the compiler's _Float16 conversion).
+static uint16_t to_half(float value) {
+    _Float16 half = (_Float16)value;
+    uint16_t bits;
+    memcpy(&bits, &half, sizeof bits);
+    return bits;
+}
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
@@ -10,19 +22,18 @@
 // called with its row count as a literal so the inlined tile keeps its accumulators in registers.
 #define DEFINE_DRIVER(SUFFIX, TARGET, TW)                                                                 \
     __attribute__((target(TARGET))) static void accumulate_##SUFFIX(                                     \
-        const float *hidden, int batch, int hs, const float *weights, const uint16_t *half, int width,   \
-        float *gates) {                                                                                   \
-        (void)weights;                                                                                    \
+        const float *hidden, int batch, int hs, const void *packed, int width, float *gates) {           \
+        const uint16_t *weights = (const uint16_t *)packed;                                               \
         for (int b0 = 0; b0 < batch; b0 += 4) {                                                           \
             const float *h = hidden + (size_t)b0 * hs;                                                    \
             float *g = gates + (size_t)b0 * width;                                                        \
             int rows = batch - b0 < 4 ? batch - b0 : 4;                                                   \
             for (int j0 = 0; j0 < width; j0 += TW) {                                                      \
                 switch (rows) {                                                                           \
-                case 1: tile_##SUFFIX(h, hs, half, width, g, j0, 1); break;                               \
-                case 2: tile_##SUFFIX(h, hs, half, width, g, j0, 2); break;                               \
-                case 3: tile_##SUFFIX(h, hs, half, width, g, j0, 3); break;                               \
-                default: tile_##SUFFIX(h, hs, half, width, g, j0, 4); break;                              \
+                case 1: tile_##SUFFIX(h, hs, weights, width, g, j0, 1); break;                            \
+                case 2: tile_##SUFFIX(h, hs, weights, width, g, j0, 2); break;                            \
+                case 3: tile_##SUFFIX(h, hs, weights, width, g, j0, 3); break;                            \
+                default: tile_##SUFFIX(h, hs, weights, width, g, j0, 4); break;                           \
                 }                                                                                         \
             }                                                                                             \
         }                                                                                                 \
@@ -80,12 +91,12 @@ tile_avx2(const float *h, int hs, const uint16_t *w, int width, float *g, int j0
 }
 
 DEFINE_DRIVER(avx2, "avx2,f16c,fma", 32)
+
 #endif
 
 // Portable float32 path: one row at a time, columns in blocks the compiler can vectorise.
-static void accumulate_generic(const float *hidden, int batch, int hs, const float *weights, const uint16_t *half,
-                               int width, float *gates) {
-    (void)half;
+static void accumulate_generic(const float *hidden, int batch, int hs, const void *packed, int width, float *gates) {
+    const float *weights = (const float *)packed;
     for (int b = 0; b < batch; b++) {
         const float *h = hidden + (size_t)b * hs;
         float *g = gates + (size_t)b * width;
@@ -97,44 +108,85 @@ static void accumulate_generic(const float *hidden, int batch, int hs, const flo
     }
 }
 
-typedef void (*accumulate_fn)(const float *, int, int, const float *, const uint16_t *, int, float *);
+// MARK: - Paths
 
-static accumulate_fn choose(const char **name) {
+int speakersync_recurrent_path_supported(int path) {
+    switch (path) {
+    case SPEAKERSYNC_RECURRENT_GENERIC_F32: return 1;
 #ifdef HAVE_X86_PATHS
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) {
-        *name = "avx512-f16";
-        return accumulate_avx512;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
-        *name = "avx2-f16";
-        return accumulate_avx2;
-    }
+    case SPEAKERSYNC_RECURRENT_AVX2_F16:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+    case SPEAKERSYNC_RECURRENT_AVX512_F16:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
 #endif
-    *name = "generic-f32";
-    return accumulate_generic;
+    default: return 0;
+    }
 }
 
-// Chosen once; if two threads race here first, both store the same values.
-static accumulate_fn kernel;
-static const char *kernel_name;
+// Decided once; if two threads race here first, both store the same value.
+static int best_path = -1;
 
-static accumulate_fn resolve(void) {
-    accumulate_fn fn = __atomic_load_n(&kernel, __ATOMIC_ACQUIRE);
-    if (fn) return fn;
-    const char *name;
-    fn = choose(&name);
-    __atomic_store_n(&kernel_name, name, __ATOMIC_RELAXED);
-    __atomic_store_n(&kernel, fn, __ATOMIC_RELEASE);
-    return fn;
+int speakersync_recurrent_best_path(void) {
+    int path = __atomic_load_n(&best_path, __ATOMIC_ACQUIRE);
+    if (path >= 0) return path;
+    // An operator's override, like OpenBLAS's OPENBLAS_CORETYPE: to compare paths, or to rule one out.
+    const char *forced = getenv("SPEAKERSYNC_RECURRENT_PATH");
+    if (forced) {
+        for (int candidate = SPEAKERSYNC_RECURRENT_GENERIC_F32; candidate <= SPEAKERSYNC_RECURRENT_AVX512_F16; candidate++) {
+            if (strcmp(forced, speakersync_recurrent_path_name(candidate)) == 0 && speakersync_recurrent_path_supported(candidate)) {
+                __atomic_store_n(&best_path, candidate, __ATOMIC_RELEASE);
+                return candidate;
+            }
+        }
+    }
+    static const int fastest_first[] = {SPEAKERSYNC_RECURRENT_AVX512_F16, SPEAKERSYNC_RECURRENT_AVX2_F16,
+                                        SPEAKERSYNC_RECURRENT_GENERIC_F32};
+    for (size_t index = 0; index < sizeof fastest_first / sizeof fastest_first[0]; index++) {
+        if (speakersync_recurrent_path_supported(fastest_first[index])) {
+            path = fastest_first[index];
+            break;
+        }
+    }
+    __atomic_store_n(&best_path, path, __ATOMIC_RELEASE);
+    return path;
 }
 
-void speakersync_recurrent_accumulate(const float *hidden, int batch, int hidden_size, const float *weights,
-                                      const uint16_t *weights_half, int width, float *gates) {
-    resolve()(hidden, batch, hidden_size, weights, weights_half, width, gates);
+const char *speakersync_recurrent_path_name(int path) {
+    switch (path) {
+    case SPEAKERSYNC_RECURRENT_GENERIC_F32: return "generic-f32";
+    case SPEAKERSYNC_RECURRENT_AVX2_F16: return "avx2-f16";
+    case SPEAKERSYNC_RECURRENT_AVX512_F16: return "avx512-f16";
+    default: return "unknown";
+    }
 }
 
-const char *speakersync_recurrent_kernel_name(void) {
-    resolve();
-    return __atomic_load_n(&kernel_name, __ATOMIC_RELAXED);
+size_t speakersync_recurrent_packed_size(int path, int hidden_size, int width) {
+    size_t count = (size_t)hidden_size * (size_t)width;
+    return path == SPEAKERSYNC_RECURRENT_GENERIC_F32 ? count * sizeof(float) : count * sizeof(uint16_t);
+}
+
+void speakersync_recurrent_pack(int path, const float *weights, int hidden_size, int width, void *packed) {
+    size_t count = (size_t)hidden_size * (size_t)width;
+    switch (path) {
+    case SPEAKERSYNC_RECURRENT_AVX2_F16:
+    case SPEAKERSYNC_RECURRENT_AVX512_F16: {
+        uint16_t *half = (uint16_t *)packed;
+        for (size_t index = 0; index < count; index++) half[index] = to_half(weights[index]);
+        break;
+    }
+    default: memcpy(packed, weights, count * sizeof(float)); break;
+    }
+}
+
+void speakersync_recurrent_accumulate(int path, const float *hidden, int batch, int hidden_size, const void *packed,
+                                      int width, float *gates) {
+    switch (path) {
+#ifdef HAVE_X86_PATHS
+    case SPEAKERSYNC_RECURRENT_AVX2_F16: accumulate_avx2(hidden, batch, hidden_size, packed, width, gates); break;
+    case SPEAKERSYNC_RECURRENT_AVX512_F16: accumulate_avx512(hidden, batch, hidden_size, packed, width, gates); break;
+#endif
+    default: accumulate_generic(hidden, batch, hidden_size, packed, width, gates); break;
+    }
 }

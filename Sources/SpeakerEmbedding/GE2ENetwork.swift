@@ -10,9 +10,9 @@ import CSpeakerEmbeddingKernels
 ///
 /// The per-step products are small (a few windows × 256 × 1024) and dominate the cost. OpenBLAS
 /// repacks its operands on every such call, so they run through a small C kernel instead
-/// (CSpeakerEmbeddingKernels: accumulators in vector registers, W_hh rows streamed from cache),
-/// measured about twice as fast per embedding (docs/embeddings.md). The one big product per layer
-/// (every frame through W_ih) stays with OpenBLAS.
+/// (`RecurrentKernel`: weights packed once in the CPU's fastest format, accumulators in vector
+/// registers; docs/embeddings.md). The one big product per layer (every frame through W_ih) stays
+/// with OpenBLAS.
 struct GE2ENetwork: Sendable {
     let weights: GE2EWeights
 
@@ -49,25 +49,19 @@ struct GE2ENetwork: Sendable {
                     }
                 }
             }
-            layer.recurrentWeights.withUnsafeBufferPointer { recurrent in
-                layer.recurrentWeightsHalf.withUnsafeBufferPointer { recurrentHalf in
-                    gates.withUnsafeMutableBufferPointer { gates in
-                        layerOutput.withUnsafeMutableBufferPointer { output in
-                            cell.withUnsafeMutableBufferPointer { cell in
-                                for t in 0 ..< frameCount {
-                                    let stepGates = gates.baseAddress! + t * batch * gateWidth
-                                    let stepOutput = output.baseAddress! + t * batch * hidden
-                                    if t > 0 {
-                                        speakersync_recurrent_accumulate(
-                                            stepOutput - batch * hidden, Int32(batch), Int32(hidden),
-                                            recurrent.baseAddress!, recurrentHalf.baseAddress!, Int32(gateWidth), stepGates)
-                                    }
-                                    for b in 0 ..< batch {
-                                        LSTMCell.update(
-                                            gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
-                                            hidden: stepOutput + b * hidden, hiddenSize: hidden)
-                                    }
-                                }
+            gates.withUnsafeMutableBufferPointer { gates in
+                layerOutput.withUnsafeMutableBufferPointer { output in
+                    cell.withUnsafeMutableBufferPointer { cell in
+                        for t in 0 ..< frameCount {
+                            let stepGates = gates.baseAddress! + t * batch * gateWidth
+                            let stepOutput = output.baseAddress! + t * batch * hidden
+                            if t > 0 {
+                                layer.recurrent.accumulate(hidden: stepOutput - batch * hidden, batch: batch, into: stepGates)
+                            }
+                            for b in 0 ..< batch {
+                                LSTMCell.update(
+                                    gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
+                                    hidden: stepOutput + b * hidden, hiddenSize: hidden)
                             }
                         }
                     }

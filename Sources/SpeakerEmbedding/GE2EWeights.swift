@@ -5,20 +5,15 @@ struct GE2EWeights: Sendable {
     struct LSTMLayer: Sendable {
         /// W_ihᵀ: [inputSize × 4·hidden], row-major.
         var inputWeights: [Float]
-        /// W_hhᵀ: [hidden × 4·hidden], row-major.
-        let recurrentWeights: [Float]
-        /// W_hhᵀ as IEEE half-precision bit patterns, for the vector kernels: the per-frame recurrent
-        /// product is bound by reading these weights from cache, and half the bytes is nearly half
-        /// the time (docs/embeddings.md gives the effect on accuracy).
-        let recurrentWeightsHalf: [UInt16]
+        /// W_hhᵀ ([hidden × 4·hidden]) packed for the recurrent kernel's fastest path on this CPU.
+        let recurrent: RecurrentKernel
         /// b_ih + b_hh, [4·hidden]: PyTorch adds both to every gate pre-activation.
         var bias: [Float]
         var inputSize: Int
 
         init(inputWeights: [Float], recurrentWeights: [Float], bias: [Float], inputSize: Int) {
             self.inputWeights = inputWeights
-            self.recurrentWeights = recurrentWeights
-            recurrentWeightsHalf = recurrentWeights.map { Float16($0).bitPattern }
+            recurrent = RecurrentKernel(weights: recurrentWeights, hiddenSize: GE2EWeights.hiddenSize, width: 4 * GE2EWeights.hiddenSize)
             self.bias = bias
             self.inputSize = inputSize
         }

@@ -1,8 +1,10 @@
 import CSpeakerEmbeddingKernels
 import Testing
 
-/// The C kernel behind every LSTM step: whichever path this CPU takes, it must add hidden · W onto the
-/// gates as a plain double-precision product does, within what half-precision weights allow.
+@testable import SpeakerEmbedding
+
+/// The C kernel behind every LSTM step: on every path this CPU runs, it must add hidden · W onto the
+/// gates as a plain double-precision product does, within what the path's weight format allows.
 @Suite struct RecurrentKernelTests {
     /// A seeded generator, so a failure reproduces.
     struct LCG {
@@ -13,33 +15,55 @@ import Testing
         }
     }
 
+    static let allPaths: [Int32] = [
+        Int32(SPEAKERSYNC_RECURRENT_GENERIC_F32.rawValue), Int32(SPEAKERSYNC_RECURRENT_AVX2_F16.rawValue),
+        Int32(SPEAKERSYNC_RECURRENT_AVX512_F16.rawValue),
+    ]
+
+    /// The worst error a path may make, as a fraction of the terms' total magnitude: float32 rounding,
+    /// or half-precision weights (relative error ≤ 2⁻¹¹ each).
+    static func bound(_ path: Int32) -> Double {
+        path == Int32(SPEAKERSYNC_RECURRENT_GENERIC_F32.rawValue) ? 1e-5 : 1.0 / 2048
+    }
+
     @Test(arguments: [1, 2, 3, 4, 5, 8])
-    func accumulatesTheProductForEveryBatchSize(batch: Int) {
+    func accumulatesTheProductOnEverySupportedPath(batch: Int) {
         let hiddenSize = 256, width = 1024
         var random = LCG(state: UInt64(batch))
         let hidden = (0 ..< batch * hiddenSize).map { _ in random.next() }
         let weights = (0 ..< hiddenSize * width).map { _ in random.next() * 0.1 }
-        let half = weights.map { Float16($0).bitPattern }
         let initial = (0 ..< batch * width).map { _ in random.next() }
-        var gates = initial
-        speakersync_recurrent_accumulate(hidden, Int32(batch), Int32(hiddenSize), weights, half, Int32(width), &gates)
-
-        var worst = 0.0
-        for b in 0 ..< batch {
-            for j in 0 ..< width {
-                var expected = Double(initial[b * width + j])
-                var magnitude = abs(expected)
-                for k in 0 ..< hiddenSize {
-                    let term = Double(hidden[b * hiddenSize + k]) * Double(weights[k * width + j])
-                    expected += term
-                    magnitude += abs(term)
-                }
-                // Half-precision weights carry a relative error of at most 2⁻¹¹ each.
-                worst = max(worst, abs(Double(gates[b * width + j]) - expected) / magnitude)
+        let supported = Self.allPaths.filter { speakersync_recurrent_path_supported($0) == 1 }
+        #expect(supported.contains(Int32(SPEAKERSYNC_RECURRENT_GENERIC_F32.rawValue)))
+        for path in supported {
+            let kernel = RecurrentKernel(weights: weights, hiddenSize: hiddenSize, width: width, path: path)
+            var gates = initial
+            hidden.withUnsafeBufferPointer { hidden in
+                gates.withUnsafeMutableBufferPointer { kernel.accumulate(hidden: hidden.baseAddress!, batch: batch, into: $0.baseAddress!) }
             }
+            var worst = 0.0
+            for b in 0 ..< batch {
+                for j in 0 ..< width {
+                    var expected = Double(initial[b * width + j])
+                    var magnitude = abs(expected)
+                    for k in 0 ..< hiddenSize {
+                        let term = Double(hidden[b * hiddenSize + k]) * Double(weights[k * width + j])
+                        expected += term
+                        magnitude += abs(term)
+                    }
+                    worst = max(worst, abs(Double(gates[b * width + j]) - expected) / magnitude)
+                }
+            }
+            print("recurrent kernel \(kernel.pathName), batch \(batch): worst error \(worst) of the terms' total magnitude")
+            #expect(worst < Self.bound(path), "path \(kernel.pathName)")
         }
-        let path = String(cString: speakersync_recurrent_kernel_name())
-        print("recurrent kernel \(path), batch \(batch): worst error \(worst) of the terms' total magnitude")
-        #expect(worst < 1.0 / 2048, "path \(path)")
+    }
+
+    @Test func theBestPathIsSupportedAndNamed() {
+        let best = speakersync_recurrent_best_path()
+        #expect(speakersync_recurrent_path_supported(best) == 1)
+        #expect(String(cString: speakersync_recurrent_path_name(best)) != "unknown")
+        #expect(speakersync_recurrent_path_supported(99) == 0)
+        #expect(String(cString: speakersync_recurrent_path_name(99)) == "unknown")
     }
 }
