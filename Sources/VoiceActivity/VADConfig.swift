@@ -13,7 +13,10 @@ public struct VADConfig: Sendable, Hashable {
     /// Speech shorter than this does not start a segment.
     public var minSpeechDurationSeconds: Double
     /// Beyond this, sherpa-onnx raises the threshold to 0.9 and the minimum silence to 0.1 s so that a
-    /// long monologue gets split at its next pause.
+    /// long monologue gets split at its next pause. 10 s rather than sherpa-onnx's usual 20: sherpa-onnx
+    /// copies the whole ongoing segment on every 32 ms window, so its cost grows with the square of a
+    /// segment's length, and the stricter threshold also ends turns that a pause-free hand-over had
+    /// bridged (docs/vad.md, measured).
     public var maxSpeechDurationSeconds: Double
     /// Added before and after every segment (never overlapping the previous one, never past the audio
     /// received): silero's boundaries sit tight on voiced sound and clip soft onsets and endings.
@@ -35,7 +38,7 @@ public struct VADConfig: Sendable, Hashable {
         threshold: Float = 0.3,
         minSilenceDurationSeconds: Double = 0.8,
         minSpeechDurationSeconds: Double = 0.1,
-        maxSpeechDurationSeconds: Double = 20,
+        maxSpeechDurationSeconds: Double = 10,
         speechPadSeconds: Double = 0.2,
         windowSizeSamples: Int = 512,
         sampleRate: Int = 16_000,

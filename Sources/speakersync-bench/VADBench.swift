@@ -22,6 +22,7 @@ struct VADBench: ParsableCommand {
     @Option(name: .customLong("min-silence"), help: "Override minSilenceDurationSeconds.") var minSilence: Double?
     @Option(name: .customLong("min-speech"), help: "Override minSpeechDurationSeconds.") var minSpeech: Double?
     @Option(help: "Override speechPadSeconds.") var pad: Double?
+    @Option(name: .customLong("max-speech"), help: "Override maxSpeechDurationSeconds.") var maxSpeech: Double?
     @Option(help: "Passes over the audio for the CPU figure.") var repeats: Int = 3
     @Flag(help: "Print every file's segments.") var verbose = false
 
@@ -34,6 +35,7 @@ struct VADBench: ParsableCommand {
         if let minSilence { config.minSilenceDurationSeconds = minSilence }
         if let minSpeech { config.minSpeechDurationSeconds = minSpeech }
         if let pad { config.speechPadSeconds = pad }
+        if let maxSpeech { config.maxSpeechDurationSeconds = maxSpeech }
         let logger = Logger(label: "vad-bench")
         let loadStart = threadCPUSeconds()
         let detector = try SileroVoiceActivityDetector(config: config, logger: logger)
