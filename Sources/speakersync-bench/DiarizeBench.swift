@@ -23,6 +23,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Reference RTTM for the files.") var rttm: String
     @Option(help: "UEM for the files (default: scored from the first to the last turn).") var uem: String?
     @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
+    @Option(help: "Push audio at this multiple of real time, sleeping between chunks as a device stream does (0: as fast as possible). CPU per audio second at pace 1 includes what idling between chunks costs (cold caches, a thread that moves between cores).")
+    var pace = 0.0
     @Option(name: .customLong("speaker-threshold")) var speakerThreshold: Float?
     @Option(name: .customLong("cluster-threshold")) var clusterThreshold: Float?
     @Option(help: "Offline pass at finalize.") var offline: OfflineClustering?
@@ -35,6 +37,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
     @Option(name: .customLong("vad-pad"), help: "Override VADConfig.default.speechPadSeconds.") var vadPad: Double?
+    @Option(name: .customLong("vad-max-speech"), help: "Override VADConfig.default.maxSpeechDurationSeconds.") var vadMaxSpeech: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
     @Flag(help: "Print every file's figures.") var verbose = false
@@ -54,6 +57,7 @@ struct DiarizeBench: ParsableCommand {
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
         if let vadThreshold { vad.threshold = vadThreshold }
         if let vadPad { vad.speechPadSeconds = vadPad }
+        if let vadMaxSpeech { vad.maxSpeechDurationSeconds = vadMaxSpeech }
         var logger = Logger(label: "diarize-bench")
         logger.logLevel = .warning
         let encoder = try SpeakerEncoder(logger: logger)
@@ -84,7 +88,14 @@ struct DiarizeBench: ParsableCommand {
                 }
             }
             let started = threadCPUSeconds()
+            let wallStart = Date()
             for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
+                if pace > 0 {
+                    // A chunk is due once its audio has been "recorded": its end time, scaled by the pace.
+                    let due = Double(min(buffer.samples.count, start + chunk)) / Double(buffer.sampleRate) / pace
+                    let wait = due - Date().timeIntervalSince(wallStart)
+                    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                }
                 try diarizer.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
                 collect()
             }
