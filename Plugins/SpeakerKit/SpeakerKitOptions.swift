@@ -48,6 +48,7 @@ struct SpeakerKitOptions {
         if let value = try distance("window_seconds", 0.5 ... 4) { config.windowSeconds = value }
         if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
         if let value = try distance("minimum_batch", 1 ... 8) { config.minimumBatch = Int(value) }
+        if let value = try distance("analysis_block_seconds", 0 ... 1) { config.analysisBlockSeconds = value }
     }
 }
 

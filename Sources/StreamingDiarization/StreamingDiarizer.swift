@@ -41,6 +41,8 @@ public final class StreamingDiarizer {
     private let logger: Logger
 
     private var audio: AudioHistory
+    /// Audio pushed but not yet given to the VAD (less than `analysisBlockSeconds`).
+    private var unanalyzed: [Float] = []
     private var regions: [SpeechRegion] = []
     /// Regions before this index are settled: nothing in them changes until finalize.
     private var firstUnsettled = 0
@@ -76,17 +78,27 @@ public final class StreamingDiarizer {
     public func push(_ samples: [Float]) throws {
         guard !isFinalized else { throw DiarizerError(.finalized, "audio after finalize") }
         audio.append(samples)
-        detector.accept(samples: samples)
+        unanalyzed.append(contentsOf: samples)
+        guard Double(unanalyzed.count) >= config.analysisBlockSeconds * Double(config.sampleRate) else { return }
+        analyzePending()
         try process(final: false)
     }
 
     /// No more audio: close open speech, label everything, re-cluster offline, publish revisions.
     public func finalize() throws {
         guard !isFinalized else { return }
+        analyzePending()
         detector.flush()
         try process(final: true)
         isFinalized = true
         try recluster()
+    }
+
+    /// Hands the audio pushed since the last block to the VAD.
+    private func analyzePending() {
+        guard !unanalyzed.isEmpty else { return }
+        detector.accept(samples: unanalyzed)
+        unanalyzed.removeAll(keepingCapacity: true)
     }
 
     /// Turns published since the last call (new, revised or removed), in id order.

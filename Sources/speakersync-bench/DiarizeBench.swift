@@ -33,6 +33,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
+    @Option(name: .customLong("analysis-block"), help: "Override DiarizerConfig.default.analysisBlockSeconds (0: every push).") var analysisBlock: Double?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
@@ -53,6 +54,7 @@ struct DiarizeBench: ParsableCommand {
         if let frameSeconds { config.frameSeconds = frameSeconds }
         if let windowSeconds { config.windowSeconds = windowSeconds }
         if let minimumBatch { config.minimumBatch = minimumBatch }
+        if let analysisBlock { config.analysisBlockSeconds = analysisBlock }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
         if let vadThreshold { vad.threshold = vadThreshold }
