@@ -91,7 +91,6 @@ tile_avx2(const float *h, int hs, const uint16_t *w, int width, float *g, int j0
 }
 
 DEFINE_DRIVER(avx2, "avx2,f16c,fma", 32)
-
 #endif
 
 // Portable float32 path: one row at a time, columns in blocks the compiler can vectorise.
@@ -133,21 +132,15 @@ int speakersync_recurrent_best_path(void) {
     if (path >= 0) return path;
     // An operator's override, like OpenBLAS's OPENBLAS_CORETYPE: to compare paths, or to rule one out.
     const char *forced = getenv("SPEAKERSYNC_RECURRENT_PATH");
-    if (forced) {
-        for (int candidate = SPEAKERSYNC_RECURRENT_GENERIC_F32; candidate <= SPEAKERSYNC_RECURRENT_AVX512_F16; candidate++) {
-            if (strcmp(forced, speakersync_recurrent_path_name(candidate)) == 0 && speakersync_recurrent_path_supported(candidate)) {
-                __atomic_store_n(&best_path, candidate, __ATOMIC_RELEASE);
-                return candidate;
-            }
+    for (int candidate = SPEAKERSYNC_RECURRENT_GENERIC_F32; forced && candidate <= SPEAKERSYNC_RECURRENT_AVX512_F16; candidate++) {
+        if (strcmp(forced, speakersync_recurrent_path_name(candidate)) == 0 && speakersync_recurrent_path_supported(candidate)) {
+            path = candidate;
         }
     }
     static const int fastest_first[] = {SPEAKERSYNC_RECURRENT_AVX512_F16, SPEAKERSYNC_RECURRENT_AVX2_F16,
                                         SPEAKERSYNC_RECURRENT_GENERIC_F32};
-    for (size_t index = 0; index < sizeof fastest_first / sizeof fastest_first[0]; index++) {
-        if (speakersync_recurrent_path_supported(fastest_first[index])) {
-            path = fastest_first[index];
-            break;
-        }
+    for (size_t index = 0; path < 0 && index < sizeof fastest_first / sizeof fastest_first[0]; index++) {
+        if (speakersync_recurrent_path_supported(fastest_first[index])) path = fastest_first[index];
     }
     __atomic_store_n(&best_path, path, __ATOMIC_RELEASE);
     return path;

@@ -78,9 +78,15 @@ public final class StreamingDiarizer {
     public func push(_ samples: [Float]) throws {
         guard !isFinalized else { throw DiarizerError(.finalized, "audio after finalize") }
         audio.append(samples)
-        unanalyzed.append(contentsOf: samples)
-        guard Double(unanalyzed.count) >= config.analysisBlockSeconds * Double(config.sampleRate) else { return }
-        analyzePending()
+        let blockSamples = config.analysisBlockSeconds * Double(config.sampleRate)
+        if unanalyzed.isEmpty, Double(samples.count) >= blockSamples {
+            // The default (no block) and any chunk that fills a block alone: no staging copy.
+            detector.accept(samples: samples)
+        } else {
+            unanalyzed.append(contentsOf: samples)
+            guard Double(unanalyzed.count) >= blockSamples else { return }
+            analyzePending()
+        }
         try process(final: false)
     }
 
