@@ -23,6 +23,12 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var switchPenalty: Float
     /// Smoothed k-means at finalize: one more speaker must lower the smoothed cost by this fraction.
     public var minimumCountGain: Float
+    /// Smoothed k-means at finalize, the second way a speaker is kept when its gain is below
+    /// `minimumCountGain`: every cluster takes at least two separate turns and every pair of clusters
+    /// is coherent in time by this many standard deviations (`SmoothedKMeans.coherence`); 0 turns it off.
+    /// Finds close voices that return (3 synthetic voices 0/4 → 4/4 meetings counted exactly, sample.wav
+    /// 1 → 2 speakers) without splitting a voice that drifts once (ami-dev unchanged), docs/accuracy.md.
+    public var minimumCountCoherence: Float
     /// At finalize a speaker keeps an enrolled person's identity (a permanent known speaker) only if
     /// the centroid of all their frames is within this cosine distance of the person's profile, and a
     /// speaker found in the session takes an enrolled identity only under the same rule. Frame by
@@ -48,7 +54,7 @@ public struct DiarizerConfig: Sendable, Equatable {
     public init(sampleRate: Int = 16_000, frameSeconds: Double = 0.5, windowSeconds: Double = 1.5,
                 minWindowSeconds: Double = 0.4, speakerThreshold: Float = 0.5, embeddingThreshold: Float = 0.3,
                 minNewSpeakerSeconds: Double = 1.0, offlineClustering: OfflineClustering = .smoothedKMeans,
-                clusterThreshold: Float = 0.3, switchPenalty: Float = 0.3, minimumCountGain: Float = 0.08, minClusterSeconds: Double = 1.0, enrolledSpeakerThreshold: Float = 0.1,
+                clusterThreshold: Float = 0.3, switchPenalty: Float = 0.3, minimumCountGain: Float = 0.08, minimumCountCoherence: Float = 2, minClusterSeconds: Double = 1.0, enrolledSpeakerThreshold: Float = 0.1,
                 audioHistorySeconds: Double = 8, minimumBatch: Int = 2, analysisBlockSeconds: Double = 0) {
         self.sampleRate = sampleRate
         self.frameSeconds = frameSeconds
@@ -61,6 +67,7 @@ public struct DiarizerConfig: Sendable, Equatable {
         self.clusterThreshold = clusterThreshold
         self.switchPenalty = switchPenalty
         self.minimumCountGain = minimumCountGain
+        self.minimumCountCoherence = minimumCountCoherence
         self.minClusterSeconds = minClusterSeconds
         self.enrolledSpeakerThreshold = enrolledSpeakerThreshold
         self.audioHistorySeconds = audioHistorySeconds

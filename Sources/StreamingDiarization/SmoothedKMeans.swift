@@ -10,14 +10,31 @@ import DeterministicRandom
 /// drops; a split of one voice by what is being said flips from frame to frame, the smoothing
 /// removes it and the cost does not drop.
 ///
+/// Voices closer still (two synthetic voices of one synthesiser, two similar real voices) lower the
+/// cost by only 2–5 %, less than a real voice that drifts once in a long monologue (7 %), so the gain
+/// alone cannot count them. What tells people apart is that they take turns: a speaker is also kept
+/// when every cluster returns in separate turns and the clusters are coherent in time — frames far
+/// enough apart that their windows do not overlap stay in one cluster far more often than chance
+/// (`coherence`). A monologue's drift forms one run per cluster and fails the first condition; a
+/// split by content fails the second.
+///
 /// Deterministic: k-means++ seeding uses a fixed-seed generator, so a session always re-clusters
 /// the same way.
 struct SmoothedKMeans {
     struct Config: Sendable, Equatable {
         /// Cost of one change of speaker between consecutive frames, in units of cosine distance.
         var switchPenalty: Float
-        /// One more speaker is kept only if it lowers the smoothed cost by at least this fraction.
+        /// One more speaker is kept if it lowers the smoothed cost by at least this fraction...
         var minimumGain: Float
+        /// ...or if every cluster speaks in at least `minimumTurns` separate turns and every pair of
+        /// clusters is coherent in time by at least this many standard deviations (`coherence`); 0 turns
+        /// this second way off.
+        var minimumCoherence: Float = 0
+        /// Frames between the two frames of a coherence pair: enough that their embedding windows do
+        /// not overlap, so one stretch of sound cannot make them agree.
+        var coherenceLag: Int = 3
+        /// Separate turns (runs of the smoothed labels) every cluster needs for the second way.
+        var minimumTurns: Int = 2
         /// Most speakers tried when the session gives no upper bound.
         var maxSpeakers: Int = 8
         var restarts: Int = 8
@@ -28,7 +45,8 @@ struct SmoothedKMeans {
         var seed: UInt64 = 0x5EED_5EED
 
         /// The diarizer's defaults (`DiarizerConfig.switchPenalty`, `.minimumCountGain`): one place sets them.
-        static let `default` = Config(switchPenalty: DiarizerConfig.default.switchPenalty, minimumGain: DiarizerConfig.default.minimumCountGain)
+        static let `default` = Config(switchPenalty: DiarizerConfig.default.switchPenalty, minimumGain: DiarizerConfig.default.minimumCountGain,
+                                      minimumCoherence: DiarizerConfig.default.minimumCountCoherence)
     }
 
     struct Result: Equatable {
@@ -43,10 +61,19 @@ struct SmoothedKMeans {
     private let dimension: Int
     private let frames: [Float]
     private let frameCount: Int
+    /// Per frame: its stretch of speech and its position in it (frames `lag` apart in one stretch
+    /// are compared by the coherence test); nil when unknown (every frame then is one stretch).
+    private let positions: [FramePosition]?
+
+    struct FramePosition: Equatable {
+        var stretch: Int
+        var index: Int
+    }
 
     /// `embeddings` in time order; they are scaled to unit length (distances are cosine).
-    init(_ embeddings: [[Float]], config: Config = .default) {
+    init(_ embeddings: [[Float]], positions: [FramePosition]? = nil, config: Config = .default) {
         self.config = config
+        self.positions = positions
         dimension = embeddings.first?.count ?? 0
         frameCount = embeddings.count
         frames = embeddings.flatMap { vector in
@@ -70,7 +97,7 @@ struct SmoothedKMeans {
                 continue
             } else if k == lower {
                 best = smoothed
-            } else if let current = best, smoothed.cost < current.cost * (1 - config.minimumGain) {
+            } else if let current = best, smoothed.cost < current.cost * (1 - config.minimumGain) || recurs(smoothed.labels, centroids, k) {
                 best = smoothed
             } else {
                 break
@@ -166,6 +193,73 @@ struct SmoothedKMeans {
             }
         }
         return sums
+    }
+
+    // MARK: Coherence
+
+    /// The second way a speaker is kept: every cluster the smoothing uses speaks in at least
+    /// `minimumTurns` separate turns, and every pair of clusters is coherent in time (`coherence`).
+    private func recurs(_ smoothed: [Int], _ centroids: [Float], _ k: Int) -> Bool {
+        guard config.minimumCoherence > 0 else { return false }
+        var turns = [Int](repeating: 0, count: k)
+        var previous = -1
+        for label in smoothed where label != previous {
+            turns[label] += 1
+            previous = label
+        }
+        guard (turns.filter { $0 > 0 }.min() ?? 0) >= config.minimumTurns else { return false }
+        return coherence(nearestLabels(centroids), k) >= config.minimumCoherence
+    }
+
+    private func nearestLabels(_ centroids: [Float]) -> [Int] {
+        let k = centroids.count / dimension
+        return (0 ..< frameCount).map { n in
+            var nearest = 0
+            var similarity = -Float.infinity
+            for c in 0 ..< k {
+                let s = dot(n, centroids, c)
+                if s > similarity { similarity = s; nearest = c }
+            }
+            return nearest
+        }
+    }
+
+    /// The least coherent pair of clusters, in standard deviations. For clusters a and b, take every
+    /// two frames `coherenceLag` apart in one stretch of speech that both fall in a or b: if a and b
+    /// were one voice split by what is being said, whether the two frames agree would be a coin
+    /// weighted by the clusters' sizes, and they would change cluster in about 2·na·nb/(na+nb)² of
+    /// the pairs. Two people change only where the turn changes: far fewer. The statistic is how
+    /// many standard deviations (binomial) the observed changes fall below that expectation.
+    /// Unsmoothed labels: smoothing would manufacture the very coherence being tested.
+    func coherence(_ labels: [Int], _ k: Int) -> Float {
+        let lag = max(1, config.coherenceLag)
+        var counts = [Int](repeating: 0, count: k)
+        for label in labels { counts[label] += 1 }
+        var same = [Int](repeating: 0, count: k * k), changed = [Int](repeating: 0, count: k * k)
+        for n in 0 ..< max(0, frameCount - lag) {
+            if let positions {
+                guard positions[n].stretch == positions[n + lag].stretch, positions[n + lag].index - positions[n].index == lag else { continue }
+            }
+            let (a, b) = (min(labels[n], labels[n + lag]), max(labels[n], labels[n + lag]))
+            if a == b {
+                for other in 0 ..< k where other != a { same[min(a, other) * k + max(a, other)] += 1 }
+            } else {
+                changed[a * k + b] += 1
+            }
+        }
+        var worst = Float.infinity
+        for a in 0 ..< k {
+            for b in a + 1 ..< k {
+                let pairs = Float(same[a * k + b] + changed[a * k + b])
+                let (na, nb) = (Float(counts[a]), Float(counts[b]))
+                guard pairs > 0, na + nb > 0 else { worst = min(worst, 0); continue }
+                let p = 2 * na * nb / ((na + nb) * (na + nb))
+                let spread = (pairs * p * (1 - p)).squareRoot()
+                let z = spread > 0 ? (pairs * p - Float(changed[a * k + b])) / spread : 0
+                worst = min(worst, z)
+            }
+        }
+        return worst
     }
 
     // MARK: Smoothing

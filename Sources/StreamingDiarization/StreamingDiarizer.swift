@@ -364,8 +364,11 @@ public final class StreamingDiarizer {
                 }
             }
             guard !items.isEmpty else { return }
-            let kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain)
-            labels = SmoothedKMeans(items.map(\.embedding), config: kmeans)
+            var kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain)
+            kmeans.minimumCoherence = config.minimumCountCoherence
+            kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
+            let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
+            labels = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
                 .cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
         case .agglomerative:
             (items, labels) = agglomerativeItems()

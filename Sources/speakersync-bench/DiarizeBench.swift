@@ -30,6 +30,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Offline pass at finalize.") var offline: OfflineClustering?
     @Option(name: .customLong("switch-penalty")) var switchPenalty: Float?
     @Option(name: .customLong("minimum-count-gain")) var minimumCountGain: Float?
+    @Option(name: .customLong("minimum-count-coherence")) var minimumCountCoherence: Float?
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
@@ -51,6 +52,7 @@ struct DiarizeBench: ParsableCommand {
         if let offline { config.offlineClustering = offline }
         if let switchPenalty { config.switchPenalty = switchPenalty }
         if let minimumCountGain { config.minimumCountGain = minimumCountGain }
+        if let minimumCountCoherence { config.minimumCountCoherence = minimumCountCoherence }
         if let frameSeconds { config.frameSeconds = frameSeconds }
         if let windowSeconds { config.windowSeconds = windowSeconds }
         if let minimumBatch { config.minimumBatch = minimumBatch }
