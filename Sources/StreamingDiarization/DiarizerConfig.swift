@@ -37,6 +37,14 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var enrolledSpeakerThreshold: Float
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
+    /// Where two speakers' turns meet inside one stretch of speech, a pause at least this long and
+    /// `speakerChangePauseDecibels` below the loudest speech around it, within 1.5 frames of the
+    /// change, is taken out of both turns (`LoudnessTrack`): the VAD bridges pauses shorter than its
+    /// minimum silence, and a pause between two people is neither's speech. Synthetic meetings, DER
+    /// 8.1 / 10.6 / 10.2 % → 3.4 / 4.6 / 5.4 % with 2 / 3 / 4 speakers; ami-dev unchanged (docs/accuracy.md).
+    public var speakerChangePauseSeconds: Double = 0.25
+    /// 0 turns the pause search off.
+    public var speakerChangePauseDecibels: Double = 25
     /// Audio kept for windows (seconds); older audio is never needed again.
     public var audioHistorySeconds: Double
     /// Frames are embedded once this many are waiting (or their speech ended): batches keep the

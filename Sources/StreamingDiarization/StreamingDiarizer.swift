@@ -41,6 +41,7 @@ public final class StreamingDiarizer {
     private let logger: Logger
 
     private var audio: AudioHistory
+    private var loudness: LoudnessTrack
     /// Audio pushed but not yet given to the VAD (less than `analysisBlockSeconds`).
     private var unanalyzed: [Float] = []
     private var regions: [SpeechRegion] = []
@@ -66,6 +67,7 @@ public final class StreamingDiarizer {
         self.speakers = speakers
         self.logger = logger
         audio = AudioHistory(capacitySamples: Int(config.audioHistorySeconds * Double(config.sampleRate)))
+        loudness = LoudnessTrack(sampleRate: config.sampleRate)
         var enrolled: [Int32: [Float]] = [:]
         for speaker in speakers.getSpeakerList() where speaker.isPermanent {
             if let id = Int32(speaker.id) { enrolled[id] = speaker.currentEmbedding }
@@ -78,6 +80,7 @@ public final class StreamingDiarizer {
     public func push(_ samples: [Float]) throws {
         guard !isFinalized else { throw DiarizerError(.finalized, "audio after finalize") }
         audio.append(samples)
+        loudness.append(samples)
         let blockSamples = config.analysisBlockSeconds * Double(config.sampleRate)
         if unanalyzed.isEmpty, Double(samples.count) >= blockSamples {
             // The default (no block) and any chunk that fills a block alone: no staging copy.
@@ -326,7 +329,29 @@ public final class StreamingDiarizer {
             }
             if index < labels.count, labels[index] != nil, runStart == nil { runStart = index }
         }
-        return result
+        return movedIntoPauses(result)
+    }
+
+    /// Where one speaker's turn meets another's, frame boundaries fall wherever the 0.5 s grid puts
+    /// them; if there is a pause within 1.5 frames of the change (the grid's half frame plus the
+    /// window's reach; `LoudnessTrack.pause`), the first turn ends where the pause begins and the next
+    /// starts where it ends, so the pause is nobody's speech. Changes inside continuous or overlapped
+    /// speech have no such pause and stay on the grid.
+    private func movedIntoPauses(_ turns: [DiarizerTurn]) -> [DiarizerTurn] {
+        guard config.speakerChangePauseDecibels > 0, turns.count > 1 else { return turns }
+        var turns = turns
+        let minimumTurnSeconds = 0.1
+        for index in 1 ..< turns.count {
+            let (before, after) = (turns[index - 1], turns[index])
+            guard before.speaker != after.speaker, abs(before.endSeconds - after.startSeconds) < 1e-6,
+                  let pause = loudness.pause(near: after.startSeconds, radiusSeconds: 1.5 * config.frameSeconds,
+                                             minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels)
+            else { continue }
+            turns[index - 1].endSeconds = max(before.startSeconds + minimumTurnSeconds, min(before.endSeconds + config.frameSeconds, pause.startSeconds))
+            turns[index].startSeconds = min(after.endSeconds - minimumTurnSeconds, max(after.startSeconds - config.frameSeconds, pause.endSeconds))
+            if turns[index].startSeconds < turns[index - 1].endSeconds { turns[index].startSeconds = turns[index - 1].endSeconds }
+        }
+        return turns
     }
 
     /// Diffs the region's turns against what was published and queues the changes.

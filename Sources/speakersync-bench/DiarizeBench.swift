@@ -31,6 +31,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("switch-penalty")) var switchPenalty: Float?
     @Option(name: .customLong("minimum-count-gain")) var minimumCountGain: Float?
     @Option(name: .customLong("minimum-count-coherence")) var minimumCountCoherence: Float?
+    @Option(name: .customLong("pause-decibels"), help: "Override DiarizerConfig.default.speakerChangePauseDecibels (0: off).") var pauseDecibels: Double?
+    @Option(name: .customLong("pause-seconds"), help: "Override DiarizerConfig.default.speakerChangePauseSeconds.") var pauseSeconds: Double?
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
@@ -53,6 +55,8 @@ struct DiarizeBench: ParsableCommand {
         if let switchPenalty { config.switchPenalty = switchPenalty }
         if let minimumCountGain { config.minimumCountGain = minimumCountGain }
         if let minimumCountCoherence { config.minimumCountCoherence = minimumCountCoherence }
+        if let pauseDecibels { config.speakerChangePauseDecibels = pauseDecibels }
+        if let pauseSeconds { config.speakerChangePauseSeconds = pauseSeconds }
         if let frameSeconds { config.frameSeconds = frameSeconds }
         if let windowSeconds { config.windowSeconds = windowSeconds }
         if let minimumBatch { config.minimumBatch = minimumBatch }

@@ -73,12 +73,12 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
 @Suite struct StreamingDiarizerTests {
     static let logger = Logger(label: "diarizer-test")
 
-    func makeDiarizer(hint: SpeakerCountHint = .none) throws -> StreamingDiarizer {
+    func makeDiarizer(hint: SpeakerCountHint = .none, config: DiarizerConfig = .default) throws -> StreamingDiarizer {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 0.3
         managerConfig.minEmbeddingUpdateDurationSeconds = 1
         let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
-        return StreamingDiarizer(hint: hint, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+        return StreamingDiarizer(config: config, hint: hint, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
     }
 
     /// Applies published turns (upserts and removals by id) the way the host does.
@@ -112,6 +112,39 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         let boundary = state.values.filter { $0.speaker == b }.map(\.startSeconds).min()!
         #expect(abs(boundary - 3.5) <= 0.75)
         #expect(diarizer.speakers.speakerCount == 2)
+    }
+
+    /// A pause the VAD bridges (0.15 s here; the test detector closes speech after 0.2 s) between two
+    /// people is taken out of both turns, live and after finalize; with the pause search off, the
+    /// turns meet on the frame grid instead.
+    @Test func aPauseAtAChangeOfSpeakerIsNobodysSpeech() throws {
+        let audio = silence(0.5) + tone(0, seconds: 3) + silence(0.15) + tone(1, seconds: 3) + silence(1)
+        var config = DiarizerConfig.default
+        config.speakerChangePauseSeconds = 0.1
+        for searchesPauses in [true, false] {
+            if !searchesPauses { config.speakerChangePauseDecibels = 0 }
+            let diarizer = try makeDiarizer(config: config)
+            var state: [UInt64: DiarizerTurn] = [:]
+            var liveBoundaries: [(Double, Double)] = []
+            for chunk in stride(from: 0, to: audio.count, by: 1600) {
+                try diarizer.push(Array(audio[chunk ..< min(audio.count, chunk + 1600)]))
+                apply(diarizer.pullTurns(), to: &state)
+                let sorted = state.values.sorted { $0.startSeconds < $1.startSeconds }
+                if sorted.count == 2 { liveBoundaries.append((sorted[0].endSeconds, sorted[1].startSeconds)) }
+            }
+            try diarizer.finalize()
+            apply(diarizer.pullTurns(), to: &state)
+            let turns = state.values.sorted { $0.startSeconds < $1.startSeconds }
+            try #require(turns.count == 2)
+            #expect(turns[0].speaker != turns[1].speaker)
+            if searchesPauses {
+                #expect(abs(turns[0].endSeconds - 3.5) <= 0.02)
+                #expect(abs(turns[1].startSeconds - 3.65) <= 0.02)
+                #expect(!liveBoundaries.isEmpty && liveBoundaries.allSatisfy { abs($0.0 - 3.5) <= 0.02 && abs($0.1 - 3.65) <= 0.02 })
+            } else {
+                #expect(turns[0].endSeconds == turns[1].startSeconds)
+            }
+        }
     }
 
     @Test func turnsFollowTheAudioWithinAboutASecond() throws {
