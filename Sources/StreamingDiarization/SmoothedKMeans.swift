@@ -121,6 +121,17 @@ struct SmoothedKMeans {
         return sum
     }
 
+    /// The centre most similar to a frame (the first of equals).
+    private func nearest(_ frame: Int, _ centroids: [Float], _ k: Int) -> (cluster: Int, similarity: Float) {
+        var cluster = 0
+        var similarity = -Float.infinity
+        for c in 0 ..< k {
+            let s = dot(frame, centroids, c)
+            if s > similarity { similarity = s; cluster = c }
+        }
+        return (cluster, similarity)
+    }
+
     /// Spherical k-means (k-means++ seeding, best of `restarts`) on a stride of the frames.
     private func fit(_ k: Int) -> [Float] {
         let stride = max(1, (frameCount + config.maxFittingFrames - 1) / config.maxFittingFrames)
@@ -135,14 +146,9 @@ struct SmoothedKMeans {
                 cost = 0
                 var changed = false
                 for (n, frame) in sample.enumerated() {
-                    var nearest = 0
-                    var similarity = -Float.infinity
-                    for c in 0 ..< k {
-                        let s = dot(frame, centroids, c)
-                        if s > similarity { similarity = s; nearest = c }
-                    }
+                    let (cluster, similarity) = nearest(frame, centroids, k)
                     cost += 1 - similarity
-                    if labels[n] != nearest { labels[n] = nearest; changed = true }
+                    if labels[n] != cluster { labels[n] = cluster; changed = true }
                 }
                 guard changed else { break }
                 centroids = means(k, labels: labels, of: sample, keeping: centroids)
@@ -213,15 +219,7 @@ struct SmoothedKMeans {
 
     private func nearestLabels(_ centroids: [Float]) -> [Int] {
         let k = centroids.count / dimension
-        return (0 ..< frameCount).map { n in
-            var nearest = 0
-            var similarity = -Float.infinity
-            for c in 0 ..< k {
-                let s = dot(n, centroids, c)
-                if s > similarity { similarity = s; nearest = c }
-            }
-            return nearest
-        }
+        return (0 ..< frameCount).map { nearest($0, centroids, k).cluster }
     }
 
     /// The least coherent pair of clusters, in standard deviations. For clusters a and b, take every

@@ -389,8 +389,8 @@ public final class StreamingDiarizer {
                 }
             }
             guard !items.isEmpty else { return }
-            var kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain)
-            kmeans.minimumCoherence = config.minimumCountCoherence
+            var kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain,
+                                               minimumCoherence: config.minimumCountCoherence)
             kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
             let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
             labels = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
