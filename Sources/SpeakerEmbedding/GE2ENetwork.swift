@@ -58,11 +58,8 @@ struct GE2ENetwork: Sendable {
                             if t > 0 {
                                 layer.recurrent.accumulate(hidden: stepOutput - batch * hidden, batch: batch, into: stepGates)
                             }
-                            for b in 0 ..< batch {
-                                LSTMCell.update(
-                                    gates: stepGates + b * gateWidth, cell: cell.baseAddress! + b * hidden,
-                                    hidden: stepOutput + b * hidden, hiddenSize: hidden)
-                            }
+                            speakersync_lstm_cell_update(
+                                layer.recurrent.path, stepGates, cell.baseAddress!, stepOutput, Int32(hidden), Int32(batch))
                         }
                     }
                 }
