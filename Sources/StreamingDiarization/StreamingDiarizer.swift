@@ -83,14 +83,25 @@ public final class StreamingDiarizer {
         loudness.append(samples)
         let blockSamples = config.analysisBlockSeconds * Double(config.sampleRate)
         if unanalyzed.isEmpty, Double(samples.count) >= blockSamples {
-            // The default (no block) and any chunk that fills a block alone: no staging copy.
+            // No block, or a chunk that fills a block alone: no staging copy.
             detector.accept(samples: samples)
         } else {
             unanalyzed.append(contentsOf: samples)
-            guard Double(unanalyzed.count) >= blockSamples else { return }
+            // A batch of frames that is due goes out on time: blocks delay only what the VAD alone
+            // decides (where speech starts and ends), never the labels of ongoing speech.
+            guard Double(unanalyzed.count) >= blockSamples || streamEndSeconds >= batchDueSeconds else { return }
             analyzePending()
         }
         try process(final: false)
+    }
+
+    /// When the open stretch of speech will have its next batch of frames ready (their look-ahead
+    /// audio in), if it stays open; infinity when no speech is open. Frames of an open region end on
+    /// the grid origin + n·frameSeconds.
+    private var batchDueSeconds: Double {
+        guard let region = regions.last, region.isOpen else { return .infinity }
+        let processedEnd = region.frames.last(where: \.processed)?.endSeconds ?? region.originSeconds
+        return processedEnd + Double(config.minimumBatch) * config.frameSeconds + config.lookaheadSeconds
     }
 
     /// No more audio: close open speech, label everything, re-cluster offline, publish revisions.

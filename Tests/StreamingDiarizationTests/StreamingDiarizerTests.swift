@@ -147,8 +147,12 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         }
     }
 
-    @Test func turnsFollowTheAudioWithinAboutASecond() throws {
-        let diarizer = try makeDiarizer()
+    /// With or without analysis blocks: a block delays only the VAD's news, never a batch that is due.
+    @Test(arguments: [0, DiarizerConfig.default.analysisBlockSeconds, 1.0])
+    func turnsFollowTheAudioWithinAboutASecond(blockSeconds: Double) throws {
+        var blocked = DiarizerConfig.default
+        blocked.analysisBlockSeconds = blockSeconds
+        let diarizer = try makeDiarizer(config: blocked)
         let config = diarizer.config
         let bound = config.frameSeconds * Double(config.minimumBatch) + (config.windowSeconds - config.frameSeconds) / 2
         #expect(bound <= 1.5)
@@ -164,6 +168,28 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         }
         // While someone talks, the labelled region trails the audio by at most a batch of frames plus the look-ahead.
         #expect(latest <= bound + 1e-9, "turns trail the audio by \(latest) s")
+    }
+
+    /// Where speech ends is the VAD's news, which a block may hold back by at most the block.
+    @Test func aBlockDelaysTheEndOfSpeechByAtMostItsLength() throws {
+        func secondsUntilTheFirstStretchEnds(blockSeconds: Double) throws -> Double {
+            var blocked = DiarizerConfig.default
+            blocked.analysisBlockSeconds = blockSeconds
+            let diarizer = try makeDiarizer(config: blocked)
+            var state: [UInt64: DiarizerTurn] = [:]
+            for chunk in stride(from: 0, to: meeting.count, by: 1600) {
+                try diarizer.push(Array(meeting[chunk ..< min(meeting.count, chunk + 1600)]))
+                apply(diarizer.pullTurns(), to: &state)
+                // The first stretch of speech ends at 6.5 s: done once a turn ends there and none is open past it.
+                if state.values.contains(where: { abs($0.endSeconds - 6.5) < 0.05 }) { return Double(chunk + 1600) / 16_000 }
+            }
+            return .infinity
+        }
+        let unblocked = try secondsUntilTheFirstStretchEnds(blockSeconds: 0)
+        let block = DiarizerConfig.default.analysisBlockSeconds
+        let blocked = try secondsUntilTheFirstStretchEnds(blockSeconds: block)
+        #expect(unblocked < 8)
+        #expect(blocked >= unblocked && blocked <= unblocked + block + 1e-9, "end reported at \(blocked) s with blocks, \(unblocked) s without")
     }
 
     @Test func chunkSizeDoesNotChangeTheResult() throws {
