@@ -45,6 +45,11 @@ public struct DiarizerConfig: Sendable, Equatable {
     public var speakerChangePauseSeconds: Double = 0.25
     /// 0 turns the pause search off.
     public var speakerChangePauseDecibels: Double = 25
+    /// After the offline smoothed k-means, a stretch of speech between pauses (a gap between regions,
+    /// or a pause found as for `speakerChangePauseSeconds`) of at least this many frames, labelled as
+    /// one speaker, moves to the cluster whose centre without it is nearest (`StretchReassignment`);
+    /// 0 turns it off.
+    public var minimumStretchFrames: Int = 2
     /// Audio kept for windows (seconds); older audio is never needed again.
     public var audioHistorySeconds: Double
     /// Frames are embedded once this many are waiting (or their speech ended): batches keep the

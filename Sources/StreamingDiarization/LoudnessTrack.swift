@@ -63,4 +63,37 @@ struct LoudnessTrack: Sendable {
         guard let best, Double(best.count) * block >= minimumSeconds - 1e-9 else { return nil }
         return (Double(best.lowerBound) * block, Double(best.upperBound) * block)
     }
+
+    /// Every pause in the session: runs of at least `minimumSeconds` whose blocks are all
+    /// `dropDecibels` below the loudest block within `contextSeconds` on either side. One pass with
+    /// a sliding maximum, so a long session costs little at finalize.
+    func pauses(minimumSeconds: Double, dropDecibels: Double, contextSeconds: Double) -> [(startSeconds: Double, endSeconds: Double)] {
+        let block = Self.blockSeconds
+        let reach = max(0, Int((contextSeconds / block).rounded()))
+        let minimumBlocks = max(1, Int((minimumSeconds / block - 1e-9).rounded(.up)))
+        var result: [(startSeconds: Double, endSeconds: Double)] = []
+        // Indices of blocks in the window [index − reach, index + reach], loudness decreasing.
+        var window: [Int] = []
+        var head = 0
+        var added = 0
+        var runStart: Int?
+        for index in 0 ... blocks.count {
+            var isQuiet = false
+            if index < blocks.count {
+                while added < blocks.count, added <= index + reach {
+                    while window.count > head, blocks[window[window.count - 1]] <= blocks[added] { window.removeLast() }
+                    window.append(added)
+                    added += 1
+                }
+                while window[head] < index - reach { head += 1 }
+                isQuiet = Double(blocks[index]) < Double(blocks[window[head]]) - dropDecibels
+            }
+            if isQuiet, runStart == nil { runStart = index }
+            if !isQuiet, let start = runStart {
+                if index - start >= minimumBlocks { result.append((Double(start) * block, Double(index) * block)) }
+                runStart = nil
+            }
+        }
+        return result
+    }
 }

@@ -412,6 +412,10 @@ public final class StreamingDiarizer {
         }
         let vectors = items.map { (embedding: $0.embedding, seconds: $0.seconds) }
         labels = foldSmallClusters(labels, items: vectors)
+        if config.offlineClustering == .smoothedKMeans {
+            labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
+                .refine(items.map { Self.unit($0.embedding) }, labels: Self.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
+        }
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
         var overlap: [Int: [Int32: Double]] = [:]
@@ -445,6 +449,46 @@ public final class StreamingDiarizer {
         logger.debug("offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
         ])
+    }
+
+    /// The frames (in time order) cut where speech stops: between regions, and at every pause the
+    /// loudness track reaches within half a frame of a frame boundary.
+    private func stretches(of frames: [(Int, Int)]) -> [Range<Int>] {
+        guard !frames.isEmpty else { return [] }
+        let pauses = config.speakerChangePauseDecibels > 0
+            ? loudness.pauses(minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels, contextSeconds: 1)
+            : []
+        let reach = config.frameSeconds / 2
+        var result: [Range<Int>] = []
+        var start = 0
+        var nextPause = 0
+        for n in 1 ..< frames.count {
+            let previous = regions[frames[n - 1].0].frames[frames[n - 1].1], frame = regions[frames[n].0].frames[frames[n].1]
+            let boundary = frame.startSeconds
+            while nextPause < pauses.count, pauses[nextPause].endSeconds + reach < boundary { nextPause += 1 }
+            let atPause = nextPause < pauses.count && pauses[nextPause].startSeconds - reach <= boundary
+            if frame.startSeconds - previous.endSeconds > 1e-3 || atPause {
+                result.append(start ..< n)
+                start = n
+            }
+        }
+        result.append(start ..< frames.count)
+        return result
+    }
+
+    private static func unit(_ vector: [Float]) -> [Float] {
+        let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        return norm > 0 ? vector.map { $0 / norm } : vector
+    }
+
+    /// Labels renumbered 0 ..< count in order of first appearance (folding may leave gaps).
+    private static func renumbered(_ labels: [Int]) -> [Int] {
+        var map: [Int: Int] = [:]
+        return labels.map { label in
+            if let mapped = map[label] { return mapped }
+            map[label] = map.count
+            return map.count - 1
+        }
     }
 
     /// A cluster keeps an enrolled person's identity only if its centroid is within

@@ -37,6 +37,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
     @Option(name: .customLong("analysis-block"), help: "Override DiarizerConfig.default.analysisBlockSeconds (0: every push).") var analysisBlock: Double?
+    @Option(name: .customLong("stretch-frames"), help: "Override DiarizerConfig.default.minimumStretchFrames (0: no stretch reassignment at finalize).") var stretchFrames: Int?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
@@ -61,6 +62,7 @@ struct DiarizeBench: ParsableCommand {
         if let windowSeconds { config.windowSeconds = windowSeconds }
         if let minimumBatch { config.minimumBatch = minimumBatch }
         if let analysisBlock { config.analysisBlockSeconds = analysisBlock }
+        if let stretchFrames { config.minimumStretchFrames = stretchFrames }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
         if let vadThreshold { vad.threshold = vadThreshold }
