@@ -292,7 +292,8 @@ struct SmoothedKMeans {
         return (labels, cost)
     }
 
-    private static func renumbered(_ labels: [Int]) -> [Int] {
+    /// Labels renumbered 0 ..< count in order of first appearance (also for labels that folding left with gaps).
+    static func renumbered(_ labels: [Int]) -> [Int] {
         var map: [Int: Int] = [:]
         return labels.map { label in
             if let mapped = map[label] { return mapped }

@@ -414,7 +414,7 @@ public final class StreamingDiarizer {
         labels = foldSmallClusters(labels, items: vectors)
         if config.offlineClustering == .smoothedKMeans {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
-                .refine(items.map { Self.unit($0.embedding) }, labels: Self.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
+                .refine(items.map(\.embedding), labels: SmoothedKMeans.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
         }
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
@@ -474,21 +474,6 @@ public final class StreamingDiarizer {
         }
         result.append(start ..< frames.count)
         return result
-    }
-
-    private static func unit(_ vector: [Float]) -> [Float] {
-        let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        return norm > 0 ? vector.map { $0 / norm } : vector
-    }
-
-    /// Labels renumbered 0 ..< count in order of first appearance (folding may leave gaps).
-    private static func renumbered(_ labels: [Int]) -> [Int] {
-        var map: [Int: Int] = [:]
-        return labels.map { label in
-            if let mapped = map[label] { return mapped }
-            map[label] = map.count
-            return map.count - 1
-        }
     }
 
     /// A cluster keeps an enrolled person's identity only if its centroid is within

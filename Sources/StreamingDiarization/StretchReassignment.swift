@@ -20,10 +20,15 @@ struct StretchReassignment {
     /// Passes over all stretches; a pass that moves nothing ends early.
     var passes: Int = 3
 
-    /// New labels for `embeddings` (unit length, in time order) clustered as `labels`, where
-    /// `stretches` are consecutive, non-overlapping index ranges covering the frames.
+    /// New labels for `embeddings` (in time order; scaled to unit length here, distances are cosine)
+    /// clustered as `labels` (0 ..< count), where `stretches` are consecutive, non-overlapping index
+    /// ranges covering the frames.
     func refine(_ embeddings: [[Float]], labels: [Int], stretches: [Range<Int>]) -> [Int] {
         guard minimumFrames > 0, let dimension = embeddings.first?.count else { return labels }
+        let embeddings = embeddings.map { vector in
+            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return norm > 0 ? vector.map { $0 / norm } : vector
+        }
         var labels = labels
         let clusterCount = (labels.max() ?? -1) + 1
         var sums = [[Float]](repeating: [Float](repeating: 0, count: dimension), count: clusterCount)
