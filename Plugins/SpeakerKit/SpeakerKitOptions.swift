@@ -42,6 +42,7 @@ struct SpeakerKitOptions {
         if let value = try distance("minimum_count_coherence", 0 ... 20) { config.minimumCountCoherence = Float(value) }
         if let value = try distance("speaker_change_pause_seconds", 0.05 ... 2) { config.speakerChangePauseSeconds = value }
         if let value = try distance("speaker_change_pause_decibels", 0 ... 60) { config.speakerChangePauseDecibels = value }
+        if let value = try distance("minimum_stretch_frames", 0 ... 20) { config.minimumStretchFrames = Int(value) }
         if let value = object["offline_clustering"], !(value is NSNull) {
             guard let name = value as? String, let method = OfflineClustering(rawValue: name) else {
                 throw OptionsError("offline_clustering must be one of: \(OfflineClustering.allCases.map(\.rawValue).joined(separator: ", "))")
