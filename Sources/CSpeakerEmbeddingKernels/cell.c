@@ -54,8 +54,10 @@ DEFINE_CELL_UPDATE(generic, )
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define HAVE_X86_CELL_PATHS 1
+// Each variant's target features are exactly those speakersync_recurrent_path_supported checks for its
+// path (or fewer), so the dispatch below never runs an instruction the CPU lacks.
 DEFINE_CELL_UPDATE(avx2, __attribute__((target("avx2,fma"))))
-DEFINE_CELL_UPDATE(avx512, __attribute__((target("avx512f,avx512dq,fma"))))
+DEFINE_CELL_UPDATE(avx512, __attribute__((target("avx512f,fma"))))
 #endif
 
 void speakersync_lstm_cell_update(int path, float *gates, float *cell, float *hidden, int hidden_size, int batch) {
