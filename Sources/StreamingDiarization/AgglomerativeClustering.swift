@@ -79,7 +79,6 @@ enum AgglomerativeClustering {
         for (vector, weight) in zip(vectors, weights) {
             for i in 0 ..< dimension { sum[i] += vector[i] * Float(weight) }
         }
-        let norm = sum.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        return norm > 0 ? sum.map { $0 / norm } : sum
+        return unitLength(sum)
     }
 }

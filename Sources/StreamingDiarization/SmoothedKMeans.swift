@@ -76,10 +76,7 @@ struct SmoothedKMeans {
         self.positions = positions
         dimension = embeddings.first?.count ?? 0
         frameCount = embeddings.count
-        frames = embeddings.flatMap { vector in
-            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
-            return norm > 0 ? vector.map { $0 / norm } : vector
-        }
+        frames = embeddings.flatMap(unitLength)
     }
 
     /// Clusters with `minClusters ... maxClusters` speakers (an exact hint gives both).

@@ -25,10 +25,7 @@ struct StretchReassignment {
     /// ranges covering the frames.
     func refine(_ embeddings: [[Float]], labels: [Int], stretches: [Range<Int>]) -> [Int] {
         guard minimumFrames > 0, let dimension = embeddings.first?.count else { return labels }
-        let embeddings = embeddings.map { vector in
-            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
-            return norm > 0 ? vector.map { $0 / norm } : vector
-        }
+        let embeddings = embeddings.map(unitLength)
         var labels = labels
         let clusterCount = (labels.max() ?? -1) + 1
         var sums = [[Float]](repeating: [Float](repeating: 0, count: dimension), count: clusterCount)
