@@ -50,16 +50,7 @@ struct LoudnessTrack: Sendable {
         let contextUpper = min(blocks.count, upper + Int(radiusSeconds / block))
         let loudest = Double(blocks[contextLower ..< contextUpper].max()!)
         let quiet = loudest - dropDecibels
-        var best: Range<Int>?
-        var runStart: Int?
-        for index in lower ... upper {
-            let isQuiet = index < upper && Double(blocks[index]) < quiet
-            if isQuiet, runStart == nil { runStart = index }
-            if !isQuiet, let start = runStart {
-                if index - start > (best?.count ?? 0) { best = start ..< index }
-                runStart = nil
-            }
-        }
+        let best = Self.runs(in: lower ..< upper) { Double(blocks[$0]) < quiet }.max { $0.count < $1.count }
         guard let best, Double(best.count) * block >= minimumSeconds - 1e-9 else { return nil }
         return (Double(best.lowerBound) * block, Double(best.upperBound) * block)
     }
@@ -71,29 +62,37 @@ struct LoudnessTrack: Sendable {
         let block = Self.blockSeconds
         let reach = max(0, Int((contextSeconds / block).rounded()))
         let minimumBlocks = max(1, Int((minimumSeconds / block - 1e-9).rounded(.up)))
-        var result: [(startSeconds: Double, endSeconds: Double)] = []
-        // Indices of blocks in the window [index − reach, index + reach], loudness decreasing.
+        // Indices of blocks in the window [index − reach, index + reach], loudness decreasing; the
+        // blocks are visited in order, so the window only slides forward.
         var window: [Int] = []
         var head = 0
         var added = 0
-        var runStart: Int?
-        for index in 0 ... blocks.count {
-            var isQuiet = false
-            if index < blocks.count {
-                while added < blocks.count, added <= index + reach {
-                    while window.count > head, blocks[window[window.count - 1]] <= blocks[added] { window.removeLast() }
-                    window.append(added)
-                    added += 1
-                }
-                while window[head] < index - reach { head += 1 }
-                isQuiet = Double(blocks[index]) < Double(blocks[window[head]]) - dropDecibels
+        let quietRuns = Self.runs(in: 0 ..< blocks.count) { index in
+            while added < blocks.count, added <= index + reach {
+                while window.count > head, blocks[window[window.count - 1]] <= blocks[added] { window.removeLast() }
+                window.append(added)
+                added += 1
             }
-            if isQuiet, runStart == nil { runStart = index }
-            if !isQuiet, let start = runStart {
-                if index - start >= minimumBlocks { result.append((Double(start) * block, Double(index) * block)) }
+            while window[head] < index - reach { head += 1 }
+            return Double(blocks[index]) < Double(blocks[window[head]]) - dropDecibels
+        }
+        return quietRuns.filter { $0.count >= minimumBlocks }.map { (Double($0.lowerBound) * block, Double($0.upperBound) * block) }
+    }
+
+    /// The maximal runs of consecutive indices in `range` where `isQuiet` holds; `isQuiet` is asked
+    /// once per index, in increasing order.
+    private static func runs(in range: Range<Int>, where isQuiet: (Int) -> Bool) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var runStart: Int?
+        for index in range {
+            if isQuiet(index) {
+                if runStart == nil { runStart = index }
+            } else if let start = runStart {
+                result.append(start ..< index)
                 runStart = nil
             }
         }
+        if let start = runStart { result.append(start ..< range.upperBound) }
         return result
     }
 }
