@@ -16,13 +16,14 @@ struct SpeakerKitOptions {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else {
             throw OptionsError("options must be a JSON object")
         }
-        func count(_ key: String) throws(OptionsError) -> Int? {
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws(OptionsError) -> Int? {
             guard let value = object[key], !(value is NSNull) else { return nil }
-            guard let number = value as? NSNumber, let int = Int(exactly: number.doubleValue), (1 ... 64).contains(int) else {
-                throw OptionsError("\(key) must be an integer from 1 to 64")
+            guard let number = value as? NSNumber, let int = Int(exactly: number.doubleValue), range.contains(int) else {
+                throw OptionsError("\(key) must be an integer from \(range.lowerBound) to \(range.upperBound)")
             }
             return int
         }
+        func count(_ key: String) throws(OptionsError) -> Int? { try integer(key, 1 ... 64) }
         func distance(_ key: String, _ range: ClosedRange<Double>) throws(OptionsError) -> Double? {
             guard let value = object[key], !(value is NSNull) else { return nil }
             guard let number = value as? NSNumber, range.contains(number.doubleValue) else {
@@ -42,7 +43,7 @@ struct SpeakerKitOptions {
         if let value = try distance("minimum_count_coherence", 0 ... 20) { config.minimumCountCoherence = Float(value) }
         if let value = try distance("speaker_change_pause_seconds", 0.05 ... 2) { config.speakerChangePauseSeconds = value }
         if let value = try distance("speaker_change_pause_decibels", 0 ... 60) { config.speakerChangePauseDecibels = value }
-        if let value = try distance("minimum_stretch_frames", 0 ... 20) { config.minimumStretchFrames = Int(value) }
+        if let value = try integer("minimum_stretch_frames", 0 ... 20) { config.minimumStretchFrames = value }
         if let value = object["offline_clustering"], !(value is NSNull) {
             guard let name = value as? String, let method = OfflineClustering(rawValue: name) else {
                 throw OptionsError("offline_clustering must be one of: \(OfflineClustering.allCases.map(\.rawValue).joined(separator: ", "))")
