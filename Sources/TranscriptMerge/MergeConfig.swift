@@ -6,10 +6,23 @@ public struct MergeConfig: Sendable, Hashable {
     /// Same-speaker words whose gap is at least this many seconds start a new utterance.
     /// Non-finite or negative values act as 0.
     public var utteranceGapSeconds: Double
+    /// Two words that overlap in time by more than this many seconds were said by two different people
+    /// (see `TranscriptMerger+SimultaneousWords`). A little above 0 so that recogniser timestamps rounded
+    /// to the millisecond, which may touch or cross by a hair, do not count. Non-finite or negative values
+    /// act as 0.
+    public var simultaneousWordOverlapSeconds: Double
+    /// A stretch of simultaneous words longer than this, from the first word's start to the last word's
+    /// end, is left to the turns alone: word order says who is who only around where a second voice joins
+    /// or leaves, and the stretch bounds how far one word's label can reach. 0 (or non-finite, negative)
+    /// turns the simultaneous-word rule off.
+    public var simultaneousStretchSeconds: Double
 
-    public init(nearestTurnToleranceSeconds: Double = 0.5, utteranceGapSeconds: Double = 1.0) {
+    public init(nearestTurnToleranceSeconds: Double = 0.5, utteranceGapSeconds: Double = 1.0,
+                simultaneousWordOverlapSeconds: Double = 0.005, simultaneousStretchSeconds: Double = 4.0) {
         self.nearestTurnToleranceSeconds = nearestTurnToleranceSeconds
         self.utteranceGapSeconds = utteranceGapSeconds
+        self.simultaneousWordOverlapSeconds = simultaneousWordOverlapSeconds
+        self.simultaneousStretchSeconds = simultaneousStretchSeconds
     }
 
     public static let `default` = MergeConfig()
@@ -20,5 +33,15 @@ public struct MergeConfig: Sendable, Hashable {
 
     var effectiveGapSeconds: Double {
         utteranceGapSeconds.isFinite && utteranceGapSeconds > 0 ? utteranceGapSeconds : 0
+    }
+
+    var effectiveSimultaneousOverlapSeconds: Double {
+        simultaneousWordOverlapSeconds.isFinite && simultaneousWordOverlapSeconds > 0
+            ? simultaneousWordOverlapSeconds : 0
+    }
+
+    /// nil when the rule is off.
+    var effectiveSimultaneousStretchSeconds: Double? {
+        simultaneousStretchSeconds.isFinite && simultaneousStretchSeconds > 0 ? simultaneousStretchSeconds : nil
     }
 }

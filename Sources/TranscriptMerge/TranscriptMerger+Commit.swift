@@ -2,6 +2,7 @@
 /// hand out utterance ids and describe the difference.
 extension TranscriptMerger {
     mutating func commit(_ update: inout PendingUpdate) -> TranscriptDelta {
+        widenForSimultaneousWords(&update)
         var dirty: [Int] = []
         let covered = relabelIntervals(update.labelIntervals, update: &update, dirty: &dirty)
 
@@ -74,7 +75,7 @@ extension TranscriptMerger {
     /// Recomputes one word's speaker; records it as dirty when the label changed.
     private mutating func relabel(at index: Int, update: inout PendingUpdate, dirty: inout [Int]) {
         let word = store[index]
-        let label = assignment(start: word.startSeconds, end: word.endSeconds)
+        let label = label(at: index)
         guard label.speaker != word.speaker || label.confidence != word.speakerConfidence else { return }
         // A word created by this update (still ungrouped) has no earlier value to remember.
         if word.utteranceID != Self.ungrouped { update.remember(word) }
@@ -83,6 +84,24 @@ extension TranscriptMerger {
         store[index].speaker = label.speaker
         store[index].speakerConfidence = label.confidence
         dirty.append(index)
+    }
+
+    /// Once words have overlapped in time, a label depends on words and turns around it (see
+    /// `TranscriptMerger+SimultaneousWords`): every changed turn, new word and removed word relabels the words
+    /// within `simultaneousReachSeconds` of it.
+    private mutating func widenForSimultaneousWords(_ update: inout PendingUpdate) {
+        guard config.effectiveSimultaneousStretchSeconds != nil else { return }
+        if !hasSimultaneousWords {
+            hasSimultaneousWords = update.insertedIndices.contains { collidesWithAnotherWord(at: $0) }
+            guard hasSimultaneousWords else { return }
+        }
+        let reach = simultaneousReachSeconds
+        var widened = update.labelIntervals.map { (start: $0.start - reach, end: $0.end + reach) }
+        for index in update.insertedIndices {
+            widened.append((store[index].startSeconds - reach, store[index].endSeconds + reach))
+        }
+        for key in update.removedKeys { widened.append((key.start - reach, key.end + reach)) }
+        update.labelIntervals = widened
     }
 
     private func contains(_ ranges: [Range<Int>], _ index: Int) -> Bool {

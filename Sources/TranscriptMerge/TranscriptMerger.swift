@@ -5,6 +5,7 @@
 /// ## Labels
 /// See `assignment(start:end:)`: majority overlap (confidence = winning overlap / word duration), else the
 /// nearest turn within `MergeConfig.nearestTurnToleranceSeconds` (confidence 0.25…0.5), else unlabelled.
+/// Words that overlap each other in time were said by different people: see `TranscriptMerger+SimultaneousWords`.
 /// Unlabelled words stay in the transcript and are re-examined whenever a turn near them changes.
 /// No word is ever dropped: a word disappears only when its own ASR result is replaced without it.
 ///
@@ -48,6 +49,10 @@ public struct TranscriptMerger: Sendable {
     var maxTurnDurationSeconds = 0.0
     var nextUtteranceRaw: UInt64 = 1
     var unlabelledCount = 0
+    /// Set once two words have overlapped in time (never cleared): from then on every change relabels the
+    /// words within `simultaneousReachSeconds` of it. Until then labels are purely time-based and each
+    /// update touches only what it must.
+    var hasSimultaneousWords = false
 
     /// `utteranceID` of a word not yet grouped (never handed out).
     static let ungrouped = UtteranceID(0)
@@ -196,6 +201,8 @@ public struct TranscriptMerger: Sendable {
         for turn in turnList {
             maxTurnDurationSeconds = max(maxTurnDurationSeconds, turn.endSeconds - turn.startSeconds)
         }
+        hasSimultaneousWords = config.effectiveSimultaneousStretchSeconds != nil
+            && store.indices.contains { collidesWithAnotherWord(at: $0) }
     }
 
     // MARK: Internals
