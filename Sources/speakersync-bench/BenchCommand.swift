@@ -18,8 +18,12 @@ struct MergeBench: ParsableCommand {
     @Option var words = 1_000_000
     @Option var turns = 100_000
     @Option(name: .customLong("increment")) var incrementSeconds = 0.1
+    @Option(name: .customLong("simultaneous"),
+            help: "Fraction of words that get a second speaker's word over their second half (words said at once).")
+    var simultaneousFraction = 0.0
 
     func run() {
-        print(runMergeBenchmark(words: words, turns: turns, incrementSeconds: incrementSeconds))
+        print(runMergeBenchmark(words: words, turns: turns, incrementSeconds: incrementSeconds,
+                                simultaneousFraction: simultaneousFraction))
     }
 }

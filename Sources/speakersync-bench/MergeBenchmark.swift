@@ -7,8 +7,10 @@ import DeterministicRandom
 /// (a) in one batch `apply`, (b) arriving in `incrementSeconds` slices of audio time like a live session:
 /// each slice's words as one final ASR result, and each turn once the audio is 1 s past its end (providers
 /// emit turns late). Everything is generated from a fixed seed. Returns the figures as text; asserts nothing.
-func runMergeBenchmark(words wordCount: Int, turns turnCount: Int, incrementSeconds: Double) -> String {
-    let data = MergeBenchmarkData(words: wordCount, turns: turnCount, seed: 0x5EED)
+func runMergeBenchmark(words wordCount: Int, turns turnCount: Int, incrementSeconds: Double,
+                       simultaneousFraction: Double = 0) -> String {
+    let data = MergeBenchmarkData(words: wordCount, turns: turnCount, seed: 0x5EED,
+                                  simultaneousFraction: simultaneousFraction)
     let increment = incrementSeconds > 0 && incrementSeconds.isFinite ? incrementSeconds : 0.1
     let clock = ContinuousClock()
     var lines: [String] = []
@@ -106,13 +108,16 @@ func runMergeBenchmark(words wordCount: Int, turns turnCount: Int, incrementSeco
 }
 
 /// A deterministic synthetic meeting: words of 0.15–0.5 s with short gaps and occasional pauses, and turns
-/// of four speakers covering the same timeline with small gaps and overlaps.
+/// of four speakers covering the same timeline with small gaps and overlaps. With `simultaneousFraction`
+/// above 0, that fraction of words gets a 0.3 s word of a second voice starting halfway through it, so the
+/// merge runs with words said at once (`TranscriptMerger+SimultaneousWords`); those words come on top of
+/// `wordCount`.
 struct MergeBenchmarkData {
     var words: [Word] = []
     var turns: [SpeakerTurn] = []
     var audioSeconds = 0.0
 
-    init(words wordCount: Int, turns turnCount: Int, seed: UInt64) {
+    init(words wordCount: Int, turns turnCount: Int, seed: UInt64, simultaneousFraction: Double = 0) {
         var random = SeededRandom(seed: seed)
         let vocabulary = ["the", "meeting", "budget", "next", "quarter", "we", "should", "ship", "it", "okay",
                           "agreed", "review", "numbers", "today", "plan", "risk"]
@@ -122,6 +127,10 @@ struct MergeBenchmarkData {
             let duration = random.uniform(0.15...0.5)
             words.append(Word(text: vocabulary[index % vocabulary.count], startSeconds: time,
                               endSeconds: time + duration, confidence: random.uniform(0.6...1)))
+            if simultaneousFraction > 0 && random.uniform(0...1) < simultaneousFraction {
+                let start = time + duration / 2
+                words.append(Word(text: "mm", startSeconds: start, endSeconds: start + 0.3, confidence: 0.8))
+            }
             time += duration + (random.uniform(0...1) < 0.05 ? random.uniform(1...2.5) : random.uniform(0.02...0.3))
         }
         audioSeconds = time
