@@ -24,6 +24,9 @@
 /// - finds every affected word or turn by binary search (O(log n));
 /// - relabels the words within [turn start − tolerance, turn end + tolerance] of each changed turn, each label
 ///   costing O(log T + turns within the longest-turn window);
+/// - once two words have overlapped in time, widens every change by `simultaneousReachSeconds` (5.5 s plus
+///   twice the longest word at the defaults) and relabels the words in it, so that stretches are decided again
+///   (`speakersync-bench merge --simultaneous 0.05`: mean 12.6 µs per update, against 4.9 µs without);
 /// - regroups from the start of the utterance before the first changed word until grouping falls back in step
 ///   with the old one (the boundary of an untouched utterance), so in proportion to the affected utterances.
 ///
