@@ -21,8 +21,8 @@
 /// - The word before (ending within `utteranceGapSeconds` of the stretch) is continued by voice 0, by a
 ///   margin of how much earlier voice 0 started than voice 1. The word after (starting within the gap of
 ///   its end) is continued by the voice that ends last, by a margin of how much later it ends. The anchor
-///   with the larger margin gives its voice its word's time-based speaker. Without a word after, the word
-///   before anchors; without either, the stretch's first word anchors voice 0.
+///   with the larger margin gives its voice its word's time-based speaker. A stretch without a labelled
+///   word on both sides is left to the turns: one side alone cannot be weighed against the other.
 /// - The other voice takes the other anchor word's speaker when that differs. Otherwise it takes the most
 ///   common time-based label among its own words other than the anchored speaker (ties: the earliest).
 ///   If there is none, the turns never showed a second person there, and the stretch keeps its
@@ -140,30 +140,19 @@ extension TranscriptMerger {
             firstStart[Int(voice)] = min(firstStart[Int(voice)], store[index].startSeconds)
             lastEnd[Int(voice)] = max(lastEnd[Int(voice)], store[index].endSeconds)
         }
-        let before = first > 0 && store[first - 1].endSeconds >= store[first].startSeconds - gap
-            ? timeBased(first - 1) : nil
-        let after = last + 1 < store.count && store[last + 1].startSeconds <= max(lastEnd[0], lastEnd[1]) + gap
-            ? timeBased(last + 1) : nil
+        // Both neighbours must be there: speech running on is the whole argument, and one side alone says
+        // nothing about how clear it is against the other.
+        guard first > 0, store[first - 1].endSeconds >= store[first].startSeconds - gap,
+              last + 1 < store.count, store[last + 1].startSeconds <= max(lastEnd[0], lastEnd[1]) + gap,
+              let before = timeBased(first - 1), let after = timeBased(last + 1) else { return nil }
 
         // Which voice continues the speech around the stretch: voice 0 (it started first) carries on from
         // the word before, by how much earlier it started; the voice that ends last carries on into the
         // word after, by how much later it ended. The clearer of the two decides.
-        let endVoice = lastEnd[1] > lastEnd[0] ? 1 : 0
-        let trustEnd = after != nil && (before == nil || abs(lastEnd[1] - lastEnd[0]) > firstStart[1] - firstStart[0])
-        let anchored: Int
-        let anchorSpeaker: String
-        var otherSpeaker: String?
-        if trustEnd, let after {
-            anchored = endVoice
-            anchorSpeaker = after
-            if let before, before != after { otherSpeaker = before }
-        } else if let speaker = before ?? timeBased(first) {
-            anchored = 0
-            anchorSpeaker = speaker
-            if let after, after != speaker { otherSpeaker = after }
-        } else {
-            return nil
-        }
+        let trustEnd = abs(lastEnd[1] - lastEnd[0]) > firstStart[1] - firstStart[0]
+        let anchored = trustEnd ? (lastEnd[1] > lastEnd[0] ? 1 : 0) : 0
+        let anchorSpeaker = trustEnd ? after : before
+        var otherSpeaker: String? = before != after ? (trustEnd ? before : after) : nil
         if otherSpeaker == nil {
             // The most common time-based label of the other voice's own words that is not the anchor's
             // (ties: the earliest).

@@ -67,6 +67,17 @@ import TranscriptMerge
         #expect(merger.words.map(WordShape.init) == timeBased.words.map(WordShape.init))
     }
 
+    @Test func aStretchWithoutAWordOnBothSidesIsLeftToTheTurns() {
+        // Nothing within a second before the stretch: the handover without a0 and a1.
+        let script = Array(Self.handover.dropFirst(2))
+        for turns in Self.hypotheses {
+            #expect(Self.labels(script, turns: turns) == Self.labels(script, turns: turns, config: Self.off))
+        }
+        // Nothing after it either way.
+        let cut = Array(Self.handover.prefix(6))
+        #expect(Self.labels(cut, turns: Self.hypotheses[0]) == Self.labels(cut, turns: Self.hypotheses[0], config: Self.off))
+    }
+
     @Test func threeVoicesAtOnceAndOverlongStretchesAreLeftToTheTurns() {
         let turns = Self.hypotheses[0]
         let timeBased = Self.labels(Self.handover, turns: turns, config: Self.off)
