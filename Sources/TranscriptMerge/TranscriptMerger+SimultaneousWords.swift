@@ -49,12 +49,12 @@ extension TranscriptMerger {
     func label(at index: Int) -> SpeakerAssignment {
         let word = store[index]
         let base = assignment(start: word.startSeconds, end: word.endSeconds)
-        guard hasSimultaneousWords, config.effectiveSimultaneousStretchSeconds != nil,
+        guard hasSimultaneousWords,
               let members = simultaneousStretch(around: index),
-              let voices = voices(of: members),
-              let speakers = voiceSpeakers(members: members, voices: voices) else { return base }
+              let split = voices(of: members),
+              let speakers = voiceSpeakers(members: members, split: split) else { return base }
         guard let position = members.firstIndex(of: index) else { return base }
-        let speaker = speakers[Int(voices[position])]
+        let speaker = speakers[Int(split.voices[position])]
         if speaker == base.speaker { return base }
         return SpeakerAssignment(speaker: speaker, confidence: 0.5)
     }
@@ -104,11 +104,19 @@ extension TranscriptMerger {
         return members.sorted()
     }
 
-    /// Voice 0 (incumbent) or 1 (joining) for each member, or nil when three voices overlap.
-    private func voices(of members: [Int]) -> [UInt8]? {
+    /// A stretch split into two voices: each member's voice, and each voice's first start and last end.
+    private struct VoiceSplit {
+        var voices: [UInt8]
+        var firstStartSeconds: [Double]
+        var lastEndSeconds: [Double]
+    }
+
+    /// Voice 0 (it starts first) or 1 for each member, or nil when three voices overlap.
+    private func voices(of members: [Int]) -> VoiceSplit? {
         let allowance = config.effectiveSimultaneousOverlapSeconds
         var voices: [UInt8] = [0]
         voices.reserveCapacity(members.count)
+        var firstStart: [Double] = [store[members[0]].startSeconds, .infinity]
         var lastEnd: [Double] = [store[members[0]].endSeconds, -.infinity]
         for index in members.dropFirst() {
             let word = store[index]
@@ -121,25 +129,22 @@ extension TranscriptMerger {
             case (false, false): return nil
             }
             voices.append(UInt8(voice))
+            firstStart[voice] = min(firstStart[voice], word.startSeconds)
             lastEnd[voice] = max(lastEnd[voice], word.endSeconds)
         }
-        return voices
+        return VoiceSplit(voices: voices, firstStartSeconds: firstStart, lastEndSeconds: lastEnd)
     }
 
     /// The speakers of voices 0 and 1 from time-based labels, or nil when the turns show no second person.
-    private func voiceSpeakers(members: [Int], voices: [UInt8]) -> [String]? {
+    private func voiceSpeakers(members: [Int], split: VoiceSplit) -> [String]? {
         func timeBased(_ index: Int) -> String? {
             assignment(start: store[index].startSeconds, end: store[index].endSeconds).speaker
         }
         let gap = config.effectiveGapSeconds
         let first = members[0]
         let last = members[members.count - 1]
-        var firstStart: [Double] = [.infinity, .infinity]
-        var lastEnd: [Double] = [-.infinity, -.infinity]
-        for (index, voice) in zip(members, voices) {
-            firstStart[Int(voice)] = min(firstStart[Int(voice)], store[index].startSeconds)
-            lastEnd[Int(voice)] = max(lastEnd[Int(voice)], store[index].endSeconds)
-        }
+        let firstStart = split.firstStartSeconds
+        let lastEnd = split.lastEndSeconds
         // Both neighbours must be there: speech running on is the whole argument, and one side alone says
         // nothing about how clear it is against the other.
         guard first > 0, store[first - 1].endSeconds >= store[first].startSeconds - gap,
@@ -158,7 +163,7 @@ extension TranscriptMerger {
             // (ties: the earliest).
             var counts: [String: Int] = [:]
             var order: [String] = []
-            for (index, voice) in zip(members, voices) where Int(voice) != anchored {
+            for (index, voice) in zip(members, split.voices) where Int(voice) != anchored {
                 guard let speaker = timeBased(index), speaker != anchorSpeaker else { continue }
                 if counts[speaker] == nil { order.append(speaker) }
                 counts[speaker, default: 0] += 1

@@ -16,14 +16,22 @@ import TranscriptMerge
         [turn("t1", "A", 0, 1.9), turn("t2", "B", 1.3, 3.2)],
     ]
 
+    /// The script's words as one result, merged in one batch with `turns`.
+    static func merged(
+        _ script: [(text: String, start: Double, end: Double, speaker: String)], turns: [SpeakerTurn],
+        config: MergeConfig = .default
+    ) -> TranscriptMerger {
+        var merger = TranscriptMerger(config: config)
+        _ = merger.apply(results: [("r", script.map { word($0.text, $0.start, $0.end) }, true)], turns: turns)
+        return merger
+    }
+
     static func labels(
         _ script: [(text: String, start: Double, end: Double, speaker: String)], turns: [SpeakerTurn],
         config: MergeConfig = .default
     ) -> [String: String?] {
-        var merger = TranscriptMerger(config: config)
-        _ = merger.apply(results: [("r", script.map { word($0.text, $0.start, $0.end) }, true)], turns: turns)
         var labels: [String: String?] = [:]
-        for word in merger.words { labels[word.text] = word.speaker }
+        for word in merged(script, turns: turns, config: config).words { labels[word.text] = word.speaker }
         return labels
     }
 
@@ -57,12 +65,8 @@ import TranscriptMerge
         let script: [(text: String, start: Double, end: Double, speaker: String)] = [
             ("a1", 0.5, 0.9, "A"), ("a2", 1.0, 1.4, "A"), ("yes", 1.2, 1.5, "B"), ("a3", 1.6, 2.0, "A"),
         ]
-        var merger = TranscriptMerger()
-        _ = merger.apply(results: [("r", script.map { word($0.text, $0.start, $0.end) }, true)],
-                         turns: [turn("t", "A", 0, 3)])
-        var timeBased = TranscriptMerger(config: Self.off)
-        _ = timeBased.apply(results: [("r", script.map { word($0.text, $0.start, $0.end) }, true)],
-                            turns: [turn("t", "A", 0, 3)])
+        let merger = Self.merged(script, turns: [turn("t", "A", 0, 3)])
+        let timeBased = Self.merged(script, turns: [turn("t", "A", 0, 3)], config: Self.off)
         #expect(merger.words.allSatisfy { $0.speaker == "A" })
         #expect(merger.words.map(WordShape.init) == timeBased.words.map(WordShape.init))
     }
@@ -90,12 +94,8 @@ import TranscriptMerge
     }
 
     @Test func aWordMovedByItsNeighboursHasConfidenceOneHalf() {
-        var merger = TranscriptMerger()
-        _ = merger.apply(results: [("r", Self.handover.map { word($0.text, $0.start, $0.end) }, true)],
-                         turns: Self.hypotheses[0])
-        var timeBased = TranscriptMerger(config: Self.off)
-        _ = timeBased.apply(results: [("r", Self.handover.map { word($0.text, $0.start, $0.end) }, true)],
-                            turns: Self.hypotheses[0])
+        let merger = Self.merged(Self.handover, turns: Self.hypotheses[0])
+        let timeBased = Self.merged(Self.handover, turns: Self.hypotheses[0], config: Self.off)
         var moved = 0
         for (ruled, plain) in zip(merger.words, timeBased.words) {
             if ruled.speaker == plain.speaker {
@@ -130,9 +130,7 @@ import TranscriptMerge
 
     @Test func restoredTranscriptKeepsApplyingTheRule() {
         // Stored before the turns changed: every word labelled A.
-        var first = TranscriptMerger()
-        _ = first.apply(results: [("r", Self.handover.map { word($0.text, $0.start, $0.end) }, true)],
-                        turns: [turn("t1", "A", 0, 3.2)])
+        let first = Self.merged(Self.handover, turns: [turn("t1", "A", 0, 3.2)])
         var restored = TranscriptMerger()
         restored.restore(words: first.words, turns: first.turns)
         _ = restored.upsertTurns(Self.hypotheses[0])
