@@ -153,11 +153,23 @@ static const speakersync_provider_descriptor_t *energy_describe(const speakersyn
     return &energy_descriptor;
 }
 
+/* Revision 3: the same parse create() runs, on a throwaway result. Any thread: touches no state. */
+static speakersync_status_t energy_check_options(const speakersync_factory_t *factory, const char *options_json,
+                                                 char *error_buf, size_t error_buf_size) {
+    (void)factory;
+    energy_options_t options;
+    return energy_options_parse(options_json, &options, error_buf, error_buf_size) == 0
+               ? SPEAKERSYNC_OK
+               : SPEAKERSYNC_ERR_INVALID_ARGUMENT;
+}
+
 static const speakersync_factory_t energy_factory = {
     sizeof(speakersync_factory_t),
     NULL,
     energy_describe,
     energy_create,
+    NULL, /* embed_voice: the energy baseline has no voice embeddings */
+    energy_check_options,
 };
 
 static speakersync_status_t energy_init(const speakersync_host_t *host) {

@@ -70,10 +70,10 @@ private let create: @convention(c) (UnsafePointer<speakersync_factory_t>?, Unsaf
         return nil
     }
     let options: SpeakerKitOptions
-    do {
+    do throws(OptionsError) {
         options = try SpeakerKitOptions(json: config.pointee.options_json.map { String(cString: $0) })
     } catch {
-        writeError(errorBuffer, errorSize, "invalid options: \((error as? OptionsError)?.message ?? "\(error)")")
+        writeError(errorBuffer, errorSize, "invalid options: \(error.message)")
         return nil
     }
     let sessionID = config.pointee.session_id.map { String(cString: $0) } ?? ""
@@ -174,7 +174,16 @@ private nonisolated(unsafe) let factory: UnsafeMutablePointer<speakersync_factor
         factory_data: nil,
         describe: { _ in UnsafePointer(descriptor) },
         create: create,
-        embed_voice: embedVoice))
+        embed_voice: embedVoice,
+        check_options: { _, options, errorBuffer, errorSize in
+            do throws(OptionsError) {
+                _ = try SpeakerKitOptions(json: options.map { String(cString: $0) })
+                return SPEAKERSYNC_OK
+            } catch {
+                writeError(errorBuffer, errorSize, error.message)
+                return SPEAKERSYNC_ERR_INVALID_ARGUMENT
+            }
+        }))
     return table
 }()
 

@@ -7,7 +7,21 @@ import StreamingDiarization
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
 /// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
 /// `minimum_count_gain`, and `enrolled_speaker_threshold` (the finalize check on enrolled names).
+///
+/// Strict, as the energy plugin is: a key it does not know is refused with the list of known keys, so a
+/// typo (`num_speaker`) fails the start instead of silently running with the defaults; integers must be
+/// whole numbers in range rather than being truncated.
 struct SpeakerKitOptions {
+    /// Every key the options object may hold, in the order the error message lists them.
+    static let knownKeys = [
+        "num_speakers", "min_speakers", "max_speakers",
+        "speaker_threshold", "cluster_threshold", "enrolled_speaker_threshold",
+        "offline_clustering", "switch_penalty", "minimum_count_gain", "minimum_count_coherence",
+        "speaker_change_pause_seconds", "speaker_change_pause_decibels", "minimum_stretch_frames",
+        "window_seconds", "frame_seconds", "minimum_batch", "analysis_block_seconds",
+    ]
+
+
     var hint = SpeakerCountHint.none
     var config = DiarizerConfig.default
 
@@ -15,6 +29,9 @@ struct SpeakerKitOptions {
         guard let json, !json.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else {
             throw OptionsError("options must be a JSON object")
+        }
+        if let unknown = object.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
+            throw OptionsError("unknown option '\(unknown)' (known: \(Self.knownKeys.joined(separator: ", ")))")
         }
         func integer(_ key: String, _ range: ClosedRange<Int>) throws(OptionsError) -> Int? {
             guard let value = object[key], !(value is NSNull) else { return nil }
@@ -52,7 +69,7 @@ struct SpeakerKitOptions {
         }
         if let value = try distance("window_seconds", 0.5 ... 4) { config.windowSeconds = value }
         if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
-        if let value = try distance("minimum_batch", 1 ... 8) { config.minimumBatch = Int(value) }
+        if let value = try integer("minimum_batch", 1 ... 8) { config.minimumBatch = value }
         if let value = try distance("analysis_block_seconds", 0 ... 1) { config.analysisBlockSeconds = value }
     }
 }

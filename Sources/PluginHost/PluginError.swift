@@ -7,6 +7,8 @@ public struct PluginError: Error, Sendable, Hashable, CustomStringConvertible {
         case builtinProvider = "builtin_provider"
         /// The plugin's create() failed; the message is the plugin's.
         case createFailed = "create_failed"
+        /// The plugin's check_options refused the session's options; the message names the option.
+        case invalidOptions = "invalid_options"
         /// An argument the host validates itself (sample rate, non-finite sample).
         case invalidArgument = "invalid_argument"
         /// push_audio returned an error; the message is the plugin's last_error.

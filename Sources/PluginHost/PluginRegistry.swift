@@ -104,7 +104,8 @@ public final class PluginRegistry: Sendable {
     ///     16000 before pushing.
     ///   - optionsJSON: the session's provider options as a JSON object ("" or "{}" for none).
     /// - Throws: `PluginError` `.unknownProvider`, `.builtinProvider` (`none`, `device`), `.invalidArgument`,
-    ///   or `.createFailed` carrying the plugin's own message.
+    ///   `.invalidOptions` (the plugin's check_options refused the options: the client's mistake), or
+    ///   `.createFailed` carrying the plugin's own message.
     public func makeInstance(
         providerID: String, sessionID: String, sampleRate: Int = 16000, optionsJSON: String,
         knownSpeakers: [KnownSpeaker] = []
@@ -118,6 +119,7 @@ public final class PluginRegistry: Sendable {
         guard sampleRate > 0, let rate = UInt32(exactly: sampleRate) else {
             throw PluginError(.invalidArgument, "sample rate \(sampleRate) is not a positive 32-bit value")
         }
+        try checkOptions(factory, optionsJSON: optionsJSON)
         let errorCapacity = 512
         var errorBuffer = [CChar](repeating: 0, count: errorCapacity)
         // Known speakers: the C array points into these buffers, which live until create() returns.
@@ -141,6 +143,22 @@ public final class PluginRegistry: Sendable {
         }
         return try DiarizationInstance(
             providerID: providerID, sessionID: sessionID, plugin: factory.plugin, instance: created, logger: logger)
+    }
+
+    /// The plugin's verdict on a session's options before create() (revision 3; a plugin without
+    /// check_options is only asked by create(), whose refusal is `.createFailed`).
+    private func checkOptions(_ factory: Factory, optionsJSON: String) throws(PluginError) {
+        guard ABIRevision.has(factory.table.pointee.struct_size, \speakersync_factory_t.check_options),
+              let check = factory.table.pointee.check_options else { return }
+        var errorBuffer = [CChar](repeating: 0, count: 512)
+        let status = optionsJSON.withCString { options in
+            errorBuffer.withUnsafeMutableBufferPointer { error in check(factory.table, options, error.baseAddress, error.count) }
+        }
+        guard status == SPEAKERSYNC_OK else {
+            // Only INVALID_ARGUMENT blames the options; any other status is the plugin's own failure.
+            throw PluginError(status == SPEAKERSYNC_ERR_INVALID_ARGUMENT ? .invalidOptions : .createFailed,
+                              Self.message(errorBuffer) ?? "check_options failed with status \(status)", status: status)
+        }
     }
 
     /// Whether provider `providerID` can embed a voice (enrolment).

@@ -21,6 +21,9 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     case storageUnavailable = "storage_unavailable"
     case providerFailed = "provider_failed"
     case internalError = "internal_error"
+    /// The provider refused the start's `options` (an unknown key, a value out of range): the client's
+    /// mistake, so it closes like an invalid start field rather than as a provider failure.
+    case invalidOptions = "invalid_options"
 
     /// What the session does after sending this error.
     ///
@@ -36,7 +39,7 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
             return .continues
         case .missingField, .invalidField:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues
-        case .invalidConversationID:
+        case .invalidConversationID, .invalidOptions:
             return .closes(CloseCode.invalidPayload)
         case .unsupportedEncoding, .unsupportedSampleRate:
             return .closes(CloseCode.unsupportedData)

@@ -114,8 +114,49 @@ struct PluginRegistryTests {
             _ = try registry.makeInstance(providerID: "energy", sessionID: "s", optionsJSON: options)
             Issue.record("options \(options) were accepted")
         } catch {
-            #expect(error.code == .createFailed)
+            #expect(error.code == .invalidOptions)
             #expect(error.message.contains(expectedFragment), "\(error.message)")
+        }
+    }
+
+    /// A plugin built before revision 3 has no check_options: its factory table ends before it, and the
+    /// host must not read past struct_size. Its create() still refuses the options, as create_failed.
+    @Test func aPluginWithoutCheckOptionsIsAskedOnlyByCreate() throws {
+        let dir = try TestSupport.makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try TestSupport.compileSharedLibrary(
+            source: """
+                #include <stdio.h>
+                #include "speakersync_plugin.h"
+                static const speakersync_provider_descriptor_t descriptor = {
+                    sizeof(speakersync_provider_descriptor_t), "revision2", "Revision 2", "1.0.0", "refuses every session", 0, "MIT" };
+                static const speakersync_provider_descriptor_t *describe(const speakersync_factory_t *f) { (void)f; return &descriptor; }
+                static speakersync_instance_t *create(const speakersync_factory_t *f, const speakersync_instance_config_t *cfg,
+                                                      char *error, size_t size) {
+                    (void)f;
+                    snprintf(error, size, "create refused options %s", cfg->options_json);
+                    return NULL;
+                }
+                /* The table as revision 2 knew it: struct_size stops before check_options, which a
+                   revision-2 plugin's memory would not even hold. */
+                static const speakersync_factory_t factory = {
+                    offsetof(speakersync_factory_t, check_options), NULL, describe, create, NULL, NULL };
+                static speakersync_status_t init(const speakersync_host_t *host) { (void)host; return SPEAKERSYNC_OK; }
+                static void deinit(void) {}
+                static uint32_t count(void) { return 1; }
+                static const speakersync_factory_t *get(uint32_t i) { return i == 0 ? &factory : NULL; }
+                static const speakersync_plugin_entry_t entry = {
+                    sizeof(speakersync_plugin_entry_t), SPEAKERSYNC_PLUGIN_ABI_VERSION, init, deinit, count, get };
+                const speakersync_plugin_entry_t *speakersync_plugin_entry(void) { return &entry; }
+                """, to: dir.appendingPathComponent("librevision2.so"))
+        let registry = PluginRegistry(directory: dir.path, logger: CapturedLog().logger())
+        #expect(registry.providers.map(\.id) == ["none", "device", "revision2"], "\(registry.failures)")
+        do {
+            _ = try registry.makeInstance(providerID: "revision2", sessionID: "s", optionsJSON: #"{"colour":1}"#)
+            Issue.record("the session was created")
+        } catch {
+            #expect(error.code == .createFailed)
+            #expect(error.message == #"create refused options {"colour":1}"#)
         }
     }
 

@@ -303,5 +303,6 @@ import Testing
         #expect(ProtocolErrorCode.missingField.disposition() == .continues)
         #expect(ProtocolErrorCode.missingField.disposition(rejectingStart: true) == .closes(1007))
         #expect(ProtocolErrorCode.storageUnavailable.disposition() == .continues)
+        #expect(ProtocolErrorCode.invalidOptions.disposition() == .closes(1007))
     }
 }

@@ -252,6 +252,19 @@ import WebSocketTransport
         }
         #expect(refusal?["code"] as? String == "unsupported_sample_rate")
         #expect(closeCode == 1003)
+
+        // A third whose options the dlopen'd plugin refuses: the client's mistake, close 1007.
+        let typo = try client.connect(url: server.ws)
+        typo.send(.text(#"{"type":"start","device_id":"d","provider":"energy","sample_rate":16000,"encoding":"pcm_s16le","options":{"treshold":2}}"#))
+        var typoError: [String: Any]?
+        var typoClose: UInt16?
+        for await event in typo.events {
+            if case .message(.text(let text)) = event { typoError = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
+            if case .disconnected(let code, _) = event { typoClose = code; break }
+        }
+        #expect(typoError?["code"] as? String == "invalid_options")
+        #expect((typoError?["message"] as? String)?.contains("unknown option 'treshold'") == true, "\(String(describing: typoError))")
+        #expect(typoClose == 1007)
         #expect(try server.json("/healthz").status == 200)
     }
 

@@ -191,6 +191,31 @@ import SpeakerSyncClient
         #expect(transport.closeCode(runner.connection) == CloseCode.policyViolation)
     }
 
+    /// A bad option is the client's mistake: `invalid_options` naming the option and close 1007 (not
+    /// `provider_failed`/1011, which tells a device to retry later); the conversation is not left
+    /// claimed, so the corrected start goes through at once.
+    @Test(arguments: [("energy", #"{"treshold": 1}"#, "unknown option 'treshold'"),
+                      ("speakerkit", #"{"num_speakers": 0}"#, "num_speakers must be an integer from 1 to 64")])
+    func badOptionsAreRefusedAsTheClientsMistake(provider: String, options: String, expected: String) async throws {
+        func startMessage(_ options: String) -> String {
+            #"{"type":"start","device_id":"phone-1","conversation_id":"opts-\#(provider)","provider":"\#(provider)","sample_rate":16000,"encoding":"pcm_s16le","options":\#(options)}"#
+        }
+        let refused = makeRunner()
+        refused.received(.text(startMessage(options)))
+        let messages = try await transport.wait(for: refused.connection) { _ in transport.closeCode(refused.connection) != nil }
+        let error = try #require(messages.first { $0["type"] as? String == "error" })
+        #expect(error["code"] as? String == "invalid_options")
+        #expect((error["message"] as? String ?? "").contains(expected), "\(error)")
+        #expect(error["fatal"] as? Bool == true)
+        #expect(transport.closeCode(refused.connection) == CloseCode.invalidPayload)
+
+        let accepted = makeRunner()
+        accepted.received(.text(startMessage("{}")))
+        let answer = try await transport.wait(for: accepted.connection) { messages in messages.contains { $0["type"] as? String == "session" } }
+        #expect(answer.contains { $0["type"] as? String == "session" && $0["conversation_id"] as? String == "opts-\(provider)" })
+        #expect(transport.closeCode(accepted.connection) == nil)
+    }
+
     @Test func segmentsNeedTheDeviceProvider() async throws {
         let runner = makeRunner()
         start(runner, provider: "none")

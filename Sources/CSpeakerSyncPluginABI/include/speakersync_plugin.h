@@ -329,6 +329,20 @@ typedef struct speakersync_factory {
     speakersync_status_t (*embed_voice)(const struct speakersync_factory *factory, const float *samples,
                                         size_t count, float *out, size_t capacity, size_t *dimension,
                                         char *error_buf, size_t error_buf_size);
+
+    /* ---- ABI 1, revision 3: NULL or absent (check struct_size) in plugins that check options only in create() ---- */
+
+    /**
+     * Whether a session's options are acceptable, without creating anything. `options_json` is what create()
+     * would receive in cfg->options_json (canonical JSON text of an object, "{}" for none); host-owned and
+     * borrowed for the call. Thread: any host thread, concurrently with anything else.
+     * Returns SPEAKERSYNC_OK, or SPEAKERSYNC_ERR_INVALID_ARGUMENT after writing a NUL-terminated message that
+     * names the offending option into the host-owned error_buf (as create() does). The host calls it before
+     * create(), so that a client's bad option (a typo, a value out of range) is reported to the client as
+     * its own mistake rather than as a provider failure. create() must still refuse bad options itself.
+     */
+    speakersync_status_t (*check_options)(const struct speakersync_factory *factory, const char *options_json,
+                                          char *error_buf, size_t error_buf_size);
 } speakersync_factory_t;
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -197,6 +197,10 @@ final class SessionRunner: @unchecked Sendable {
                 if request.sampleRate != 16_000 {
                     session.resampler = try StreamingResampler(inputRate: request.sampleRate)
                 }
+            } catch let error as PluginError where error.code == .invalidOptions {
+                environment.claims.release(conversationID, by: self)
+                run(machine.failed(ProtocolError(.invalidOptions, "provider \(request.provider) refused the options: \(error.message)")))
+                return
             } catch {
                 environment.claims.release(conversationID, by: self)
                 run(machine.failed(ProtocolError(.providerFailed, "provider \(request.provider) could not start: \(error)")))
