@@ -47,7 +47,7 @@ tile_avx512(const float *h, int hs, const uint16_t *w, int width, float *g, int 
     for (int b = 0; b < NB; b++)
         for (int c = 0; c < 4; c++) acc[b][c] = _mm512_loadu_ps(g + (size_t)b * width + j0 + 16 * c);
     for (int k = 0; k < hs; k++) {
-        const uint16_t *row = w + (size_t)k * width + j0;
+        const uint16_t *row = w + (size_t)j0 * hs + (size_t)k * 64;
         __m512 w0 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row)));
         __m512 w1 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 16)));
         __m512 w2 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(row + 32)));
@@ -73,7 +73,7 @@ tile_avx2(const float *h, int hs, const uint16_t *w, int width, float *g, int j0
     for (int b = 0; b < NB; b++)
         for (int c = 0; c < 4; c++) acc[b][c] = _mm256_loadu_ps(g + (size_t)b * width + j0 + 8 * c);
     for (int k = 0; k < hs; k++) {
-        const uint16_t *row = w + (size_t)k * width + j0;
+        const uint16_t *row = w + (size_t)j0 * hs + (size_t)k * 32;
         __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row)));
         __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 8)));
         __m256 w2 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(row + 16)));
@@ -165,8 +165,15 @@ void speakersync_recurrent_pack(int path, const float *weights, int hidden_size,
     switch (path) {
     case SPEAKERSYNC_RECURRENT_AVX2_F16:
     case SPEAKERSYNC_RECURRENT_AVX512_F16: {
+        // Tile-major: a tile's columns for every k lie back to back (hidden_size × tile halves), so the
+        // kernel streams each tile's weights sequentially instead of one short piece per 2 KB row.
+        const size_t tile = path == SPEAKERSYNC_RECURRENT_AVX512_F16 ? 64 : 32;
         uint16_t *half = (uint16_t *)packed;
-        for (size_t index = 0; index < count; index++) half[index] = to_half(weights[index]);
+        size_t index = 0;
+        for (size_t j0 = 0; j0 < (size_t)width; j0 += tile)
+            for (size_t k = 0; k < (size_t)hidden_size; k++)
+                for (size_t c = 0; c < tile; c++) half[index++] = to_half(weights[k * (size_t)width + j0 + c]);
+        (void)count;
         break;
     }
     default: memcpy(packed, weights, count * sizeof(float)); break;

@@ -43,7 +43,8 @@ size_t speakersync_recurrent_packed_size(int path, int hidden_size, int width);
 
 /// Packs W (float32, hidden_size × width, row-major: row k holds every gate's weight for unit k, i.e.
 /// W_hhᵀ) into `packed` (caller-allocated, `speakersync_recurrent_packed_size` bytes, 4-byte aligned) in
-/// `path`'s format. Done once per weight matrix; the packed copy is read-only afterwards and may be
+/// `path`'s format (the half-precision paths: tile-major, each tile's columns for every k contiguous, so
+/// the kernel reads them sequentially). Done once per weight matrix; the packed copy is read-only afterwards and may be
 /// shared by any number of threads.
 void speakersync_recurrent_pack(int path, const float *weights, int hidden_size, int width, void *packed);
 
