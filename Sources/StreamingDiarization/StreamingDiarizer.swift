@@ -349,18 +349,32 @@ public final class StreamingDiarizer {
     /// starts where it ends, so the pause is nobody's speech. Changes inside continuous or overlapped
     /// speech have no such pause and stay on the grid.
     private func movedIntoPauses(_ turns: [DiarizerTurn]) -> [DiarizerTurn] {
-        guard config.speakerChangePauseDecibels > 0, turns.count > 1 else { return turns }
+        guard config.speakerChangePauseDecibels > 0 else { return turns }
+        return Self.movedIntoPauses(turns, frameSeconds: config.frameSeconds) { seconds in
+            loudness.pause(near: seconds, radiusSeconds: 1.5 * config.frameSeconds,
+                           minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels)
+        }
+    }
+
+    /// The boundary moves of `movedIntoPauses`, given the pause (if any) near a time. A boundary moves
+    /// only if both of its turns keep at least 0.1 s, in order: a short turn whose start an earlier
+    /// pause already moved could otherwise be pushed past its own end, a turn the host has to drop
+    /// (seen on AMI trn04 as a turn from 7.26 s to 7.24 s) while the turn it revises stays stale.
+    static func movedIntoPauses(_ turns: [DiarizerTurn], frameSeconds: Double,
+                                pause: (Double) -> (startSeconds: Double, endSeconds: Double)?) -> [DiarizerTurn] {
+        guard turns.count > 1 else { return turns }
         var turns = turns
         let minimumTurnSeconds = 0.1
         for index in 1 ..< turns.count {
             let (before, after) = (turns[index - 1], turns[index])
             guard before.speaker != after.speaker, abs(before.endSeconds - after.startSeconds) < 1e-6,
-                  let pause = loudness.pause(near: after.startSeconds, radiusSeconds: 1.5 * config.frameSeconds,
-                                             minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels)
+                  let pause = pause(after.startSeconds)
             else { continue }
-            turns[index - 1].endSeconds = max(before.startSeconds + minimumTurnSeconds, min(before.endSeconds + config.frameSeconds, pause.startSeconds))
-            turns[index].startSeconds = min(after.endSeconds - minimumTurnSeconds, max(after.startSeconds - config.frameSeconds, pause.endSeconds))
-            if turns[index].startSeconds < turns[index - 1].endSeconds { turns[index].startSeconds = turns[index - 1].endSeconds }
+            let end = max(before.startSeconds + minimumTurnSeconds, min(before.endSeconds + frameSeconds, pause.startSeconds))
+            let start = max(end, min(after.endSeconds - minimumTurnSeconds, max(after.startSeconds - frameSeconds, pause.endSeconds)))
+            guard end <= after.endSeconds - minimumTurnSeconds, start <= after.endSeconds - minimumTurnSeconds else { continue }
+            turns[index - 1].endSeconds = end
+            turns[index].startSeconds = start
         }
         return turns
     }

@@ -147,6 +147,47 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         }
     }
 
+    /// Boundary moves never turn a turn inside out. A one-frame turn whose start the pause before it
+    /// has already moved late, followed by a short edge frame and a pause beyond it, used to end up
+    /// with its neighbour starting after that neighbour's own end (the host drops such a turn, and the
+    /// stale version it revises stays). Such a boundary now stays on the grid; a move that leaves both
+    /// turns at least 0.1 s long still happens.
+    @Test func movingBoundariesIntoPausesKeepsEveryTurnInOrder() {
+        func turn(_ id: UInt64, _ speaker: Int32, _ start: Double, _ end: Double) -> DiarizerTurn {
+            DiarizerTurn(id: id, speaker: speaker, startSeconds: start, endSeconds: end, confidence: 1)
+        }
+        let grid = [turn(1, 1, 0.0, 1.0), turn(2, 2, 1.0, 1.5), turn(3, 1, 1.5, 1.7)]
+        let pauses: [Double: (startSeconds: Double, endSeconds: Double)] = [1.0: (1.3, 1.4), 1.5: (1.9, 2.0)]
+        let moved = StreamingDiarizer.movedIntoPauses(grid, frameSeconds: 0.5) { pauses[$0] }
+        #expect(moved.map(\.startSeconds) == [0.0, 1.4, 1.5])
+        #expect(moved.map(\.endSeconds) == [1.3, 1.5, 1.7])
+        for (earlier, later) in zip(moved, moved.dropFirst()) { #expect(earlier.endSeconds <= later.startSeconds) }
+        #expect(moved.allSatisfy { $0.endSeconds - $0.startSeconds >= 0.1 - 1e-9 })
+
+        // Random grids and pauses: every turn keeps its order and a positive length.
+        var seed: UInt64 = 0x7A3E
+        func unit() -> Double {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Double(seed >> 11) / Double(1 << 53)
+        }
+        for _ in 0 ..< 500 {
+            var turns: [DiarizerTurn] = []
+            var time = 0.0
+            for index in 0 ..< 6 {
+                let length = unit() < 0.3 ? 0.1 + 0.4 * unit() : 0.5 * Double(1 + Int(unit() * 4))
+                turns.append(turn(UInt64(index), Int32(index % 2), time, time + length))
+                time += length
+            }
+            let result = StreamingDiarizer.movedIntoPauses(turns, frameSeconds: 0.5) { seconds in
+                guard unit() < 0.7 else { return nil }
+                let start = seconds + (unit() - 0.5) * 1.5
+                return (start, start + 0.1 + 0.4 * unit())
+            }
+            for (earlier, later) in zip(result, result.dropFirst()) { #expect(earlier.endSeconds <= later.startSeconds + 1e-9) }
+            #expect(result.allSatisfy { $0.endSeconds > $0.startSeconds })
+        }
+    }
+
     /// With or without analysis blocks: a block delays only the VAD's news, never a batch that is due.
     @Test(arguments: [0, DiarizerConfig.default.analysisBlockSeconds, 1.0])
     func turnsFollowTheAudioWithinAboutASecond(blockSeconds: Double) throws {
