@@ -173,7 +173,6 @@ void speakersync_recurrent_pack(int path, const float *weights, int hidden_size,
         for (size_t j0 = 0; j0 < (size_t)width; j0 += tile)
             for (size_t k = 0; k < (size_t)hidden_size; k++)
                 for (size_t c = 0; c < tile; c++) half[index++] = to_half(weights[k * (size_t)width + j0 + c]);
-        (void)count;
         break;
     }
     default: memcpy(packed, weights, count * sizeof(float)); break;

@@ -359,7 +359,7 @@ public final class StreamingDiarizer {
     /// The boundary moves of `movedIntoPauses`, given the pause (if any) near a time. A boundary moves
     /// only if both of its turns keep at least 0.1 s, in order: a short turn whose start an earlier
     /// pause already moved could otherwise be pushed past its own end, a turn the host has to drop
-    /// (seen on AMI trn04 as a turn from 7.26 s to 7.24 s) while the turn it revises stays stale.
+    /// (seen on ami-dev at real time as a turn from 7.26 s to 7.24 s) while the turn it revises stays stale.
     static func movedIntoPauses(_ turns: [DiarizerTurn], frameSeconds: Double,
                                 pause: (Double) -> (startSeconds: Double, endSeconds: Double)?) -> [DiarizerTurn] {
         guard turns.count > 1 else { return turns }
