@@ -243,28 +243,18 @@ import WebSocketTransport
         #expect(await events.closeCode() == 1009)
 
         // A second connection with an unsupported sample rate is refused at start and closed.
-        let refused = try client.connect(url: server.ws + "?device_id=d&provider=device&sample_rate=96000&encoding=pcm_s16le")
-        var refusal: [String: Any]?
-        var closeCode: UInt16?
-        for await event in refused.events {
-            if case .message(.text(let text)) = event { refusal = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
-            if case .disconnected(let code, _) = event { closeCode = code; break }
-        }
-        #expect(refusal?["code"] as? String == "unsupported_sample_rate")
-        #expect(closeCode == 1003)
+        let refused = EventReader(try client.connect(url: server.ws + "?device_id=d&provider=device&sample_rate=96000&encoding=pcm_s16le").events)
+        #expect(await refused.nextJSON()?["code"] as? String == "unsupported_sample_rate")
+        #expect(await refused.closeCode() == 1003)
 
         // A third whose options the dlopen'd plugin refuses: the client's mistake, close 1007.
         let typo = try client.connect(url: server.ws)
+        let typoEvents = EventReader(typo.events)
         typo.send(.text(#"{"type":"start","device_id":"d","provider":"energy","sample_rate":16000,"encoding":"pcm_s16le","options":{"treshold":2}}"#))
-        var typoError: [String: Any]?
-        var typoClose: UInt16?
-        for await event in typo.events {
-            if case .message(.text(let text)) = event { typoError = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] }
-            if case .disconnected(let code, _) = event { typoClose = code; break }
-        }
+        let typoError = await typoEvents.nextJSON()
         #expect(typoError?["code"] as? String == "invalid_options")
         #expect((typoError?["message"] as? String)?.contains("unknown option 'treshold'") == true, "\(String(describing: typoError))")
-        #expect(typoClose == 1007)
+        #expect(await typoEvents.closeCode() == 1007)
         #expect(try server.json("/healthz").status == 200)
     }
 
