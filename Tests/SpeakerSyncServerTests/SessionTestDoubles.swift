@@ -90,12 +90,13 @@ final class RecordingTransport: SessionTransport {
         records.withLock { $0[connection]?.closeCode }
     }
 
-    /// Waits (bounded) until `condition` holds for the connection's messages.
+    /// Waits (bounded) until `condition` holds for the connection's messages, then returns every message
+    /// sent so far. Read again after the condition holds: a condition on something else (the close code)
+    /// can turn true after the snapshot it was given, and the session sends everything before it closes.
     func wait(for connection: ConnectionID, timeoutSeconds: Double = 120, until condition: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
         while ContinuousClock.now < deadline {
-            let current = messages(connection)
-            if condition(current) { return current }
+            if condition(messages(connection)) { return messages(connection) }
             try await Task.sleep(for: .milliseconds(5))
         }
         return messages(connection)
