@@ -12,8 +12,15 @@ import Synchronization
 /// One dlopen'd plugin library that passed the ABI checks and whose init succeeded.
 ///
 /// Lifetime: the registry and every instance created from the library hold a strong reference, so
-/// `deinit()` and `dlclose` run only after the registry is gone AND every instance has been destroyed —
-/// plugin code is never unmapped under a live instance. In a server the registry lives for the process.
+/// `deinit()` and `dlclose` run only after the registry is gone AND every instance has been destroyed.
+/// The library is opened with RTLD_NODELETE, so even then its code and data stay mapped: a plugin written
+/// in Swift registers its protocol conformances and type metadata with the process's Swift runtime when
+/// it is loaded, and that runtime has no way to forget them. Unmapping such a library left the runtime
+/// pointing into freed pages, and the next dynamic cast that scanned the conformance records crashed the
+/// process (a CI run died with SIGSEGV in swift_conformsToProtocol after tests released their registries
+/// of speakerkit). C++ plugins with thread_local destructors have the same hazard. In a server the
+/// registry lives for the process anyway; loading the same file again reuses the mapping and calls
+/// init() again.
 /// Immutable after loading; the C tables it points to are plugin-owned constants.
 final class LoadedPlugin: @unchecked Sendable {
     let path: String
@@ -28,13 +35,14 @@ final class LoadedPlugin: @unchecked Sendable {
         var failure: PluginLoadFailure
     }
 
-    /// Open, check and init the library at `path`. On failure the library is closed again.
+    /// Open, check and init the library at `path`. On failure the handle is closed again (the mapping
+    /// stays: RTLD_NODELETE, see the type's comment; its load already ran the library's constructors).
     init(path: String, logger: Logger) throws(LoadError) {
         func fail(_ code: PluginLoadFailure.Code, _ message: String) -> LoadError {
             LoadError(failure: PluginLoadFailure(path: path, code: code, message: message))
         }
         _ = dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
             throw fail(.dlopenFailed, reason)
         }

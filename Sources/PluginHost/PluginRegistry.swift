@@ -13,14 +13,14 @@ import Logging
 /// library in one folder, loaded once at start-up.
 ///
 /// Loading happens in `init` on the calling thread (the ABI's "loader thread"): every `*.so` (and `*.dylib`
-/// on macOS) in the folder, in file-name order, is dlopen'd with RTLD_NOW | RTLD_LOCAL, checked
+/// on macOS) in the folder, in file-name order, is dlopen'd with RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE, checked
 /// (entry symbol, struct_size, abi_version), initialised and asked for its factories. Whatever fails is
 /// listed in `failures` with a reason and logged; it never stops the others. When two providers share an
 /// id, the first loaded wins (built-ins before all plugins).
 ///
 /// The registry is immutable afterwards and safe to share. Libraries stay loaded while the registry or any
 /// instance created from it is alive (normally the process lifetime); they are dlclose'd only after both
-/// are gone. Choosing the default folder is the integrator's job.
+/// are gone, and even then stay mapped (see `LoadedPlugin`). Choosing the default folder is the integrator's job.
 public final class PluginRegistry: Sendable {
     /// Built-ins first, then plugin providers in load order.
     public let providers: [ProviderDescriptor]

@@ -118,7 +118,9 @@ final class SherpaOnnxLibrary: @unchecked Sendable {
 
     private static func open(_ path: String) throws(VoiceActivityError) -> UnsafeMutableRawPointer {
         _ = dlerror()
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        // RTLD_NODELETE: onnxruntime is C++ with static and thread_local state; its mapping must outlive
+        // every handle, as the plugin libraries' must (LoadedPlugin).
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
             throw VoiceActivityError(.libraryLoadFailed, "dlopen \(path): \(reason)")
         }

@@ -193,4 +193,31 @@ struct PluginRegistryTests {
         _ = try second.finalize()
         #expect(throws: PluginError(.invalidState, "push after finalize")) { try second.push(samples: [0]) }
     }
+
+    /// A released library stays mapped (RTLD_NODELETE): Swift plugins leave metadata the runtime points at
+    /// for good. Loading the file again reuses it and runs init() again, and its instances work.
+    @Test func aReleasedLibraryStaysMappedAndLoadsAgain() throws {
+        let dir = try TestSupport.folderWithEnergyPlugin()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("libspeakersync-energy.so").path
+        do {
+            let registry = PluginRegistry(directory: dir.path, logger: CapturedLog().logger())
+            let instance = try registry.makeInstance(providerID: "energy", sessionID: "s", optionsJSON: "")
+            try instance.push(samples: [Float](repeating: 0, count: 1600))
+            _ = try instance.finalize()
+        }
+        // Registry and instance are gone, so the host has called deinit() and dlclose. RTLD_NOLOAD only
+        // finds a library that is still resident.
+        let resident = dlopen(path, RTLD_NOW | RTLD_NOLOAD)
+        #expect(resident != nil, "the plugin was unmapped after its registry was released")
+        if let resident { dlclose(resident) }
+
+        let log = CapturedLog()
+        let again = PluginRegistry(directory: dir.path, logger: log.logger())
+        #expect(again.failures.isEmpty, "\(again.failures)")
+        #expect(again.provider(id: "energy") != nil)
+        let instance = try again.makeInstance(providerID: "energy", sessionID: "s2", optionsJSON: "")
+        try instance.push(samples: [Float](repeating: 0, count: 1600))
+        _ = try instance.finalize()
+    }
 }

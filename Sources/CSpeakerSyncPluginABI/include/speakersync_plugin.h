@@ -5,7 +5,7 @@
  *
  *     const speakersync_plugin_entry_t *speakersync_plugin_entry(void);
  *
- * The host dlopen()s every *.so in its plugins folder (RTLD_NOW | RTLD_LOCAL), looks that symbol up,
+ * The host dlopen()s every *.so in its plugins folder (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE), looks that symbol up,
  * checks the returned table's struct_size and abi_version, calls init() with a host callback table,
  * then asks for the plugin's factories (one per provider it offers). Each factory describes a provider
  * and creates one instance per session; the host pushes the session's audio into the instance and pulls
@@ -368,6 +368,9 @@ typedef struct speakersync_plugin_entry {
 
     /**
      * Called once, after every instance has been destroyed, just before the host dlclose()s the library.
+     * The library is never unmapped (RTLD_NODELETE: runtimes such as Swift's keep pointers into a loaded
+     * library's metadata for the life of the process), so its globals survive: if the same file is loaded
+     * again, init() is called again on that state and must start afresh.
      * Thread: whichever host thread lets go of the library last (the one releasing the registry, or a
      * session queue destroying the last instance); never concurrently with any other call into the plugin.
      * Free everything init allocated.
