@@ -490,31 +490,34 @@ public final class StreamingDiarizer {
         return result
     }
 
-    /// A cluster keeps an enrolled person's identity only if its centroid is within
-    /// `enrolledSpeakerThreshold` of the person's profile; a cluster without an identity takes the
-    /// nearest unclaimed enrolled person within it (largest clusters choose first).
+    /// Enrolled names are decided by voice, not by who held them online: each enrolled person goes to
+    /// the cluster whose centroid is nearest their profile, if within `enrolledSpeakerThreshold`; nearest
+    /// pairs first, one cluster per person and one person per cluster. Online, the loose per-frame
+    /// threshold lets every close voice take an enrolled name, so keeping the name on the cluster that
+    /// overlapped it most gave it to whoever talked most: with two close voices (sample.wav's two people
+    /// are 0.09 apart) the person themself lost their name to the other and got a new number. Clusters
+    /// the overlap mapping gave a session speaker keep it; a cluster left without a name gets a new one.
     private func verifyEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
                                         items: [(embedding: [Float], seconds: Double)]) {
         guard !enrolledProfiles.isEmpty else { return }
         let clusters = Self.summaries(labels, items)
         let threshold = config.enrolledSpeakerThreshold
-        for (cluster, speaker) in speakerOfCluster {
-            guard let profile = enrolledProfiles[speaker], let centroid = clusters[cluster]?.centroid else { continue }
-            let distance = SpeakerUtilities.cosineDistance(centroid, profile)
-            if distance > threshold {
-                logger.debug("enrolled identity not confirmed", metadata: ["speaker": "\(speaker)", "distance": "\(distance)"])
-                speakerOfCluster[cluster] = nil
-                used.remove(speaker)
+        for (cluster, speaker) in speakerOfCluster where enrolledProfiles[speaker] != nil {
+            speakerOfCluster[cluster] = nil
+            used.remove(speaker)
+        }
+        var pairs: [(distance: Float, cluster: Int, speaker: Int32)] = []
+        for (cluster, summary) in clusters where speakerOfCluster[cluster] == nil {
+            for (speaker, profile) in enrolledProfiles where !used.contains(speaker) {
+                let distance = SpeakerUtilities.cosineDistance(summary.centroid, profile)
+                if distance <= threshold { pairs.append((distance, cluster, speaker)) }
             }
         }
-        for cluster in clusters.keys.sorted(by: { (clusters[$0]!.seconds, $1) > (clusters[$1]!.seconds, $0) }) where speakerOfCluster[cluster] == nil {
-            let candidates = enrolledProfiles.filter { !used.contains($0.key) }
-                .map { (id: $0.key, distance: SpeakerUtilities.cosineDistance(clusters[cluster]!.centroid, $0.value)) }
-                .filter { $0.distance <= threshold }
-            if let best = candidates.min(by: { ($0.distance, $0.id) < ($1.distance, $1.id) }) {
-                speakerOfCluster[cluster] = best.id
-                used.insert(best.id)
-            }
+        pairs.sort { ($0.distance, $0.cluster, $0.speaker) < ($1.distance, $1.cluster, $1.speaker) }
+        for pair in pairs where speakerOfCluster[pair.cluster] == nil && !used.contains(pair.speaker) {
+            speakerOfCluster[pair.cluster] = pair.speaker
+            used.insert(pair.speaker)
+            logger.debug("enrolled identity confirmed", metadata: ["speaker": "\(pair.speaker)", "distance": "\(pair.distance)"])
         }
     }
 

@@ -47,6 +47,8 @@ struct DiarizeBench: ParsableCommand {
     var dump: String?
     @Flag(help: "Print every file's figures.") var verbose = false
     @Flag(help: "Also measure known-speaker false acceptance: see EnrolmentTally.") var enrolment = false
+    @Flag(name: .customLong("known-speakers"), help: "Run every file again with the set's people enrolled and judge the names at finalize: see KnownSpeakerTrial.")
+    var knownSpeakers = false
 
     func run() throws {
         var config = DiarizerConfig.default
@@ -80,6 +82,7 @@ struct DiarizeBench: ParsableCommand {
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
         var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
+        var trial = KnownSpeakerTrial()
         for file in files {
             let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
             let buffer = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
@@ -134,6 +137,7 @@ struct DiarizeBench: ParsableCommand {
             }
             if let dump { try write(frames: diarizer.frames, id: id, to: dump) }
             if enrolment { tally.add(frames: diarizer.frames, reference: truth) }
+            if knownSpeakers { trial.addProfiles(frames: diarizer.frames, reference: truth, recording: id) }
         }
         print("files \(files.count), audio \(f(audioSeconds, 1)) s, frames embedded \(frames)")
         print("DER c0.25 \(percent(total.errorRate)) (miss \(percent(total.missedSeconds / total.referenceSeconds)), "
@@ -142,6 +146,41 @@ struct DiarizeBench: ParsableCommand {
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
         if enrolment { print(tally.report) }
+        if knownSpeakers {
+            func finalTurns(_ file: String, enrolled: [Int32: KnownSpeakerTrial.Profile]) throws -> [DiarizerTurn] {
+                let manager = try SpeakerManager(config: config.speakerManagerConfig, logger: logger)
+                try manager.initializeKnownSpeakers(KnownSpeakerTrial.knownSpeakers(enrolled), mode: .overwrite, preserveIfPermanent: false)
+                let diarizer = StreamingDiarizer(
+                    config: config, hint: SpeakerCountHint(exact: numSpeakers),
+                    detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)),
+                    embedder: GE2EEmbedder(encoder: encoder), speakers: manager, logger: logger)
+                let buffer = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
+                var turns: [UInt64: DiarizerTurn] = [:]
+                for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
+                    try diarizer.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
+                    for turn in diarizer.pullTurns() { turns[turn.id] = turn.isRemoved ? nil : turn }
+                }
+                try diarizer.finalize()
+                for turn in diarizer.pullTurns() { turns[turn.id] = turn.isRemoved ? nil : turn }
+                return Array(turns.values)
+            }
+            for file in files {
+                let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+                let everyone = trial.enrolment(for: id)
+                trial.judge(turns: try finalTurns(file, enrolled: everyone), reference: reference[id] ?? [], recording: id,
+                            enrolment: everyone, scenario: .everyone)
+                for alone in trial.enrolmentsAlone(for: id) {
+                    trial.judge(turns: try finalTurns(file, enrolled: alone), reference: reference[id] ?? [], recording: id,
+                                enrolment: alone, scenario: .alone)
+                }
+                let absent = trial.enrolmentOfAbsentPeople(for: id)
+                if !absent.isEmpty {
+                    trial.judge(turns: try finalTurns(file, enrolled: absent), reference: reference[id] ?? [], recording: id,
+                                enrolment: absent, scenario: .absentOnly)
+                }
+            }
+            print(trial.report)
+        }
     }
 
     private func write(frames: [DiarizerFrame], id: String, to folder: String) throws {

@@ -15,7 +15,10 @@ import StreamingDiarization
 /// The cluster-level figures judge what speakerkit decides at finalize: each other reference speaker's
 /// later frames (at least `minimumClusterSeconds`) averaged into one centroid, as a re-clustered
 /// speaker is, and compared with the enrolled profile: false acceptance is the share of other people's
-/// centroids within the threshold, false rejection the share of the person's own outside it.
+/// centroids within the threshold, false rejection the share of the person's own outside it. That is the
+/// case of an enrolled person absent from the meeting. When they are present too, speakerkit gives their
+/// name to the nearest centroid only, so another speaker takes it only if also nearer the profile than the
+/// person's own centroid: the "present" figures.
 struct EnrolmentTally {
     var thresholds: [Float]
     var enrolmentSeconds = 5.0
@@ -27,6 +30,8 @@ struct EnrolmentTally {
     private var enrolled = 0
     var minimumClusterSeconds = 2.0
     private var clusterPairs: (own: [Float], others: [Float]) = ([], [])
+    /// Per enrolled person with their own later centroid: that distance and each other speaker's.
+    private var presentPairs: [(own: Float, others: [Float])] = []
 
     init(thresholds: [Float]) {
         self.thresholds = thresholds
@@ -56,13 +61,17 @@ struct EnrolmentTally {
             var profile = [Float](repeating: 0, count: embedded[enrolment[0]].embedding!.count)
             for index in enrolment { for (d, value) in embedded[index].embedding!.enumerated() { profile[d] += value } }
             let enrolmentSet = Set(enrolment)
+            var ownDistance: Float?
+            var otherDistances: [Float] = []
             for other in Set(owners.compactMap { $0 }).sorted() {
                 let later = embedded.indices.filter { owners[$0] == other && !enrolmentSet.contains($0) }
                 guard later.map({ embedded[$0].endSeconds - embedded[$0].startSeconds }).reduce(0, +) >= minimumClusterSeconds else { continue }
                 guard let centroid = SpeakerUtilities.averageEmbeddings(later.map { embedded[$0].embedding! }) else { continue }
                 let distance = SpeakerUtilities.cosineDistance(centroid, profile)
                 if other == person { clusterPairs.own.append(distance) } else { clusterPairs.others.append(distance) }
+                if other == person { ownDistance = distance } else { otherDistances.append(distance) }
             }
+            if let ownDistance { presentPairs.append((ownDistance, otherDistances)) }
             for (index, frame) in embedded.enumerated() where !enrolmentSet.contains(index) {
                 guard let owner = owners[index] else { continue }
                 let weight = frame.endSeconds - frame.startSeconds
@@ -90,6 +99,13 @@ struct EnrolmentTally {
             lines.append(String(format: "  cluster threshold %.2f: false acceptance %.1f %% (%d/%d), false rejection %.1f %% (%d/%d)", threshold,
                                 100 * Double(accepted) / Double(max(1, clusterPairs.others.count)), accepted, clusterPairs.others.count,
                                 100 * Double(rejected) / Double(max(1, clusterPairs.own.count)), rejected, clusterPairs.own.count))
+        }
+        let presentOthers = presentPairs.map(\.others.count).reduce(0, +)
+        lines.append("  per speaker, enrolled person present (the nearest centroid takes the name): \(presentOthers) other-speaker centroids")
+        for threshold in [Float(0.15), 0.12, 0.1, 0.08] {
+            let accepted = presentPairs.map { pair in pair.others.filter { $0 < threshold && $0 < pair.own }.count }.reduce(0, +)
+            lines.append(String(format: "  present, cluster threshold %.2f: false acceptance %.1f %% (%d/%d)", threshold,
+                                100 * Double(accepted) / Double(max(1, presentOthers)), accepted, presentOthers))
         }
         return lines.joined(separator: "\n")
     }

@@ -271,7 +271,7 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
 
     /// An enrolled person (permanent known speaker 100) and a diarizer whose online threshold accepts
     /// any voice as them, as a loose threshold does with similar real voices.
-    func sessionWithEnrolledVoice(_ voice: Int, hearing audio: [Float]) throws -> [UInt64: DiarizerTurn] {
+    func sessionWithEnrolledVoice(_ voice: Int, hearing audio: [Float], enrolledThreshold: Float? = nil) throws -> [UInt64: DiarizerTurn] {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 1.9
         let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
@@ -281,6 +281,7 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
             mode: .overwrite, preserveIfPermanent: false)
         var config = DiarizerConfig.default
         config.speakerThreshold = 1.9
+        if let enrolledThreshold { config.enrolledSpeakerThreshold = enrolledThreshold }
         let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
         var state: [UInt64: DiarizerTurn] = [:]
         try diarizer.push(audio)
@@ -301,6 +302,16 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         let state = try sessionWithEnrolledVoice(0, hearing: silence(0.5) + tone(0, seconds: 3) + silence(1) + tone(1, seconds: 3) + silence(1))
         #expect(speaker(at: 2.0, state) == 100)
         let other = try #require(speaker(at: 6.0, state))
+        #expect(other != 100)
+    }
+
+    /// Two voices both within the enrolled threshold (as sample.wav's two people are at 0.10): the name goes
+    /// to the nearer voice, the enrolled person's own, though the other talked longer under that name online.
+    @Test func finalizeGivesAnEnrolledNameToTheNearestVoiceNotTheOneThatHeldItLongest() throws {
+        let state = try sessionWithEnrolledVoice(
+            0, hearing: silence(0.5) + tone(1, seconds: 5) + silence(1) + tone(0, seconds: 2.5) + silence(1), enrolledThreshold: 1.5)
+        #expect(speaker(at: 7.5, state) == 100)
+        let other = try #require(speaker(at: 3.0, state))
         #expect(other != 100)
     }
 
