@@ -59,7 +59,9 @@ struct KnownSpeakerTrial {
             sums[owner] = sum
         }
         for (person, sum) in sums.sorted(by: { $0.key < $1.key }) where seconds[person, default: 0] >= minimumEnrolmentSeconds {
-            profiles.append(Profile(person: person, recording: recording, embedding: sum))
+            // Unit length, as the server's enrolment stores a profile.
+            let norm = sum.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            profiles.append(Profile(person: person, recording: recording, embedding: sum.map { $0 / norm }))
         }
         peopleIn[recording] = Set(reference.map(\.speaker))
     }
