@@ -449,7 +449,7 @@ public final class StreamingDiarizer {
             speakerOfCluster[pair.cluster] = pair.speaker
             used.insert(pair.speaker)
         }
-        verifyEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
+        assignEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
         var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
         for cluster in Set(labels).sorted() where speakerOfCluster[cluster] == nil {
             while used.contains(nextID) { nextID += 1 }
@@ -497,7 +497,7 @@ public final class StreamingDiarizer {
     /// overlapped it most gave it to whoever talked most: with two close voices (sample.wav's two people
     /// are 0.09 apart) the person themself lost their name to the other and got a new number. Clusters
     /// the overlap mapping gave a session speaker keep it; a cluster left without a name gets a new one.
-    private func verifyEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
+    private func assignEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
                                         items: [(embedding: [Float], seconds: Double)]) {
         guard !enrolledProfiles.isEmpty else { return }
         let clusters = Self.summaries(labels, items)

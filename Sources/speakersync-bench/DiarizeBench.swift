@@ -147,17 +147,16 @@ struct DiarizeBench: ParsableCommand {
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
         if enrolment { print(tally.report) }
         if knownSpeakers {
-            func finalTurns(_ file: String, enrolled: [Int32: KnownSpeakerTrial.Profile]) throws -> [DiarizerTurn] {
+            func finalTurns(_ samples: [Float], enrolled: [Int32: KnownSpeakerTrial.Profile]) throws -> [DiarizerTurn] {
                 let manager = try SpeakerManager(config: config.speakerManagerConfig, logger: logger)
                 try manager.initializeKnownSpeakers(KnownSpeakerTrial.knownSpeakers(enrolled), mode: .overwrite, preserveIfPermanent: false)
                 let diarizer = StreamingDiarizer(
                     config: config, hint: SpeakerCountHint(exact: numSpeakers),
                     detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)),
                     embedder: GE2EEmbedder(encoder: encoder), speakers: manager, logger: logger)
-                let buffer = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
                 var turns: [UInt64: DiarizerTurn] = [:]
-                for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
-                    try diarizer.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
+                for start in stride(from: 0, to: samples.count, by: chunk) {
+                    try diarizer.push(Array(samples[start ..< min(samples.count, start + chunk)]))
                     for turn in diarizer.pullTurns() { turns[turn.id] = turn.isRemoved ? nil : turn }
                 }
                 try diarizer.finalize()
@@ -166,17 +165,10 @@ struct DiarizeBench: ParsableCommand {
             }
             for file in files {
                 let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-                let everyone = trial.enrolment(for: id)
-                trial.judge(turns: try finalTurns(file, enrolled: everyone), reference: reference[id] ?? [], recording: id,
-                            enrolment: everyone, scenario: .everyone)
-                for alone in trial.enrolmentsAlone(for: id) {
-                    trial.judge(turns: try finalTurns(file, enrolled: alone), reference: reference[id] ?? [], recording: id,
-                                enrolment: alone, scenario: .alone)
-                }
-                let absent = trial.enrolmentOfAbsentPeople(for: id)
-                if !absent.isEmpty {
-                    trial.judge(turns: try finalTurns(file, enrolled: absent), reference: reference[id] ?? [], recording: id,
-                                enrolment: absent, scenario: .absentOnly)
+                let samples = try WAVFile.read(contentsOf: URL(fileURLWithPath: file)).samples
+                for run in trial.enrolments(for: id) {
+                    trial.judge(turns: try finalTurns(samples, enrolled: run.enrolled), reference: reference[id] ?? [], recording: id,
+                                enrolment: run.enrolled, scenario: run.scenario)
                 }
             }
             print(trial.report)

@@ -41,14 +41,7 @@ struct EnrolmentTally {
 
     mutating func add(frames: [DiarizerFrame], reference: [SpeakerSegment]) {
         let embedded = frames.filter { $0.embedding != nil }
-        let owners = embedded.map { frame -> String? in
-            var overlap: [String: Double] = [:]
-            for turn in reference {
-                let shared = min(frame.endSeconds, turn.endSeconds) - max(frame.startSeconds, turn.startSeconds)
-                if shared > 0 { overlap[turn.speaker, default: 0] += shared }
-            }
-            return overlap.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
-        }
+        let owners = embedded.map { referenceSpeaker(coveringMost: [$0.startSeconds ..< $0.endSeconds], in: reference) }
         for person in Set(owners.compactMap { $0 }).sorted() {
             var enrolment: [Int] = []
             var seconds = 0.0
@@ -68,8 +61,13 @@ struct EnrolmentTally {
                 guard later.map({ embedded[$0].endSeconds - embedded[$0].startSeconds }).reduce(0, +) >= minimumClusterSeconds else { continue }
                 guard let centroid = SpeakerUtilities.averageEmbeddings(later.map { embedded[$0].embedding! }) else { continue }
                 let distance = SpeakerUtilities.cosineDistance(centroid, profile)
-                if other == person { clusterPairs.own.append(distance) } else { clusterPairs.others.append(distance) }
-                if other == person { ownDistance = distance } else { otherDistances.append(distance) }
+                if other == person {
+                    clusterPairs.own.append(distance)
+                    ownDistance = distance
+                } else {
+                    clusterPairs.others.append(distance)
+                    otherDistances.append(distance)
+                }
             }
             if let ownDistance { presentPairs.append((ownDistance, otherDistances)) }
             for (index, frame) in embedded.enumerated() where !enrolmentSet.contains(index) {

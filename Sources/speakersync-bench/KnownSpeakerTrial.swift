@@ -41,9 +41,20 @@ struct KnownSpeakerTrial {
 
     private(set) var profiles: [Profile] = []
     private var peopleIn: [String: Set<String>] = [:]
-    private(set) var everyone = Outcome()
-    private(set) var alone = Outcome()
-    private(set) var absentOnly = Outcome()
+    /// The three ways of enrolling, in the order they are run and reported.
+    enum Scenario: CaseIterable {
+        case everyone, alone, absentOnly
+
+        var title: String {
+            switch self {
+            case .everyone: "everyone in the set enrolled"
+            case .alone: "one person of the meeting enrolled at a time"
+            case .absentOnly: "only people absent from the meeting enrolled"
+            }
+        }
+    }
+
+    private(set) var outcomes: [Scenario: Outcome] = [:]
 
     /// First pass: the profiles this recording's reference people enrol with.
     mutating func addProfiles(frames: [DiarizerFrame], reference: [SpeakerSegment], recording: String) {
@@ -51,7 +62,7 @@ struct KnownSpeakerTrial {
         var seconds: [String: Double] = [:]
         var sums: [String: [Float]] = [:]
         for frame in embedded {
-            guard let owner = Self.owner(of: frame.startSeconds ..< frame.endSeconds, in: reference),
+            guard let owner = referenceSpeaker(coveringMost: [frame.startSeconds ..< frame.endSeconds], in: reference),
                   seconds[owner, default: 0] < enrolmentSeconds else { continue }
             seconds[owner, default: 0] += frame.endSeconds - frame.startSeconds
             var sum = sums[owner] ?? [Float](repeating: 0, count: frame.embedding!.count)
@@ -66,8 +77,21 @@ struct KnownSpeakerTrial {
         peopleIn[recording] = Set(reference.map(\.speaker))
     }
 
-    /// The known speakers to run `recording` with, keyed by the numeric id each is enrolled under.
-    func enrolment(for recording: String) -> [Int32: Profile] {
+    /// Every run of `recording` the trial makes: the way of enrolling and the known speakers, keyed by
+    /// the numeric id each is enrolled under. Everyone once; each person of the meeting alone; the
+    /// people absent from it together, if there are any.
+    func enrolments(for recording: String) -> [(scenario: Scenario, enrolled: [Int32: Profile])] {
+        let here = peopleIn[recording] ?? []
+        let everyone = enrolment(for: recording)
+        var runs: [(scenario: Scenario, enrolled: [Int32: Profile])] = [(.everyone, everyone)]
+        runs += everyone.filter { here.contains($0.value.person) }.sorted { $0.key < $1.key }.map { (.alone, [$0.key: $0.value]) }
+        let absent = everyone.filter { !here.contains($0.value.person) }
+        if !absent.isEmpty { runs.append((.absentOnly, absent)) }
+        return runs
+    }
+
+    /// Everyone of the set, each person enrolled from another recording than `recording` when possible.
+    private func enrolment(for recording: String) -> [Int32: Profile] {
         var chosen: [String: Profile] = [:]
         for person in Set(profiles.map(\.person)) {
             // Enrolment comes before the meeting: a profile from another recording when there is one.
@@ -79,20 +103,6 @@ struct KnownSpeakerTrial {
         return result
     }
 
-    /// Everyone of the set who does not speak in `recording`.
-    func enrolmentOfAbsentPeople(for recording: String) -> [Int32: Profile] {
-        let here = peopleIn[recording] ?? []
-        return enrolment(for: recording).filter { !here.contains($0.value.person) }
-    }
-
-    enum Scenario { case everyone, alone, absentOnly }
-
-    /// One enrolment per person of `recording` with a profile, each holding that person alone.
-    func enrolmentsAlone(for recording: String) -> [[Int32: Profile]] {
-        let here = peopleIn[recording] ?? []
-        return enrolment(for: recording).filter { here.contains($0.value.person) }.sorted { $0.key < $1.key }.map { [$0.key: $0.value] }
-    }
-
     static func knownSpeakers(_ enrolment: [Int32: Profile]) -> [Speaker] {
         enrolment.sorted { $0.key < $1.key }.map { id, profile in
             Speaker(id: String(id), name: profile.person, currentEmbedding: profile.embedding, durationSeconds: 5,
@@ -102,26 +112,13 @@ struct KnownSpeakerTrial {
 
     /// Second pass: judge the final turns of `recording` run with `enrolment`.
     mutating func judge(turns: [DiarizerTurn], reference: [SpeakerSegment], recording: String, enrolment: [Int32: Profile], scenario: Scenario) {
-        var outcome = switch scenario { case .everyone: everyone; case .alone: alone; case .absentOnly: absentOnly }
-        defer {
-            switch scenario {
-            case .everyone: everyone = outcome
-            case .alone: alone = outcome
-            case .absentOnly: absentOnly = outcome
-            }
-        }
+        var outcome = outcomes[scenario, default: Outcome()]
+        defer { outcomes[scenario] = outcome }
         let here = peopleIn[recording] ?? []
         for (id, profile) in enrolment.sorted(by: { $0.key < $1.key }) {
-            var covered: [String: Double] = [:]
-            var named = 0.0
-            for turn in turns where turn.speaker == id {
-                named += turn.endSeconds - turn.startSeconds
-                for segment in reference {
-                    let shared = min(turn.endSeconds, segment.endSeconds) - max(turn.startSeconds, segment.startSeconds)
-                    if shared > 0 { covered[segment.speaker, default: 0] += shared }
-                }
-            }
-            let majority = covered.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+            let spans = turns.filter { $0.speaker == id }.map { $0.startSeconds ..< $0.endSeconds }
+            let named = spans.reduce(0) { $0 + $1.upperBound - $1.lowerBound }
+            let majority = referenceSpeaker(coveringMost: spans, in: reference)
             let fromOther = profile.recording != recording
             if here.contains(profile.person) {
                 if fromOther { outcome.present.fromOtherRecording += 1 } else { outcome.present.fromSameRecording += 1 }
@@ -149,16 +146,6 @@ struct KnownSpeakerTrial {
             ] + (outcome.takenByOthers + outcome.absentAccepted).map { "      \($0)" }
         }
         return (["known speakers, decided by the diarizer at finalize (\(profiles.count) profiles from the first \(Int(enrolmentSeconds)) s of each person's frames):"]
-            + lines("everyone in the set enrolled", everyone) + lines("one person of the meeting enrolled at a time", alone)
-            + lines("only people absent from the meeting enrolled", absentOnly)).joined(separator: "\n")
-    }
-
-    static func owner(of span: Range<Double>, in reference: [SpeakerSegment]) -> String? {
-        var overlap: [String: Double] = [:]
-        for turn in reference {
-            let shared = min(span.upperBound, turn.endSeconds) - max(span.lowerBound, turn.startSeconds)
-            if shared > 0 { overlap[turn.speaker, default: 0] += shared }
-        }
-        return overlap.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
+            + Scenario.allCases.flatMap { lines($0.title, outcomes[$0, default: Outcome()]) }).joined(separator: "\n")
     }
 }
