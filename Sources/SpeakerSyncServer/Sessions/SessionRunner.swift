@@ -197,13 +197,15 @@ final class SessionRunner: @unchecked Sendable {
                 if request.sampleRate != 16_000 {
                     session.resampler = try StreamingResampler(inputRate: request.sampleRate)
                 }
-            } catch let error as PluginError where error.code == .invalidOptions {
-                environment.claims.release(conversationID, by: self)
-                run(machine.failed(ProtocolError(.invalidOptions, "provider \(request.provider) refused the options: \(error.message)")))
-                return
             } catch {
+                // Options the plugin refused are the client's mistake; anything else is the provider's failure.
+                let failure = if let refused = error as? PluginError, refused.code == .invalidOptions {
+                    ProtocolError(.invalidOptions, "provider \(request.provider) refused the options: \(refused.message)")
+                } else {
+                    ProtocolError(.providerFailed, "provider \(request.provider) could not start: \(error)")
+                }
                 environment.claims.release(conversationID, by: self)
-                run(machine.failed(ProtocolError(.providerFailed, "provider \(request.provider) could not start: \(error)")))
+                run(machine.failed(failure))
                 return
             }
         }
