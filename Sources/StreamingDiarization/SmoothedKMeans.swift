@@ -58,9 +58,9 @@ struct SmoothedKMeans {
     }
 
     let config: Config
-    private let dimension: Int
-    private let frames: [Float]
-    private let frameCount: Int
+    let dimension: Int
+    let frames: [Float]
+    let frameCount: Int
     /// Per frame: its stretch of speech and its position in it (frames `lag` apart in one stretch
     /// are compared by the coherence test); nil when unknown (every frame then is one stretch).
     private let positions: [FramePosition]?
@@ -106,7 +106,7 @@ struct SmoothedKMeans {
 
     // MARK: k-means
 
-    private func dot(_ a: Int, _ centroids: [Float], _ c: Int) -> Float {
+    func dot(_ a: Int, _ centroids: [Float], _ c: Int) -> Float {
         var sum: Float = 0
         frames.withUnsafeBufferPointer { f in
             centroids.withUnsafeBufferPointer { m in
@@ -119,7 +119,7 @@ struct SmoothedKMeans {
     }
 
     /// The centre most similar to a frame (the first of equals).
-    private func nearest(_ frame: Int, _ centroids: [Float], _ k: Int) -> (cluster: Int, similarity: Float) {
+    func nearest(_ frame: Int, _ centroids: [Float], _ k: Int) -> (cluster: Int, similarity: Float) {
         var cluster = 0
         var similarity = -Float.infinity
         for c in 0 ..< k {
@@ -180,7 +180,7 @@ struct SmoothedKMeans {
     }
 
     /// Normalised mean of each cluster's frames; an empty cluster keeps its old centre.
-    private func means(_ k: Int, labels: [Int], of sample: [Int], keeping old: [Float]) -> [Float] {
+    func means(_ k: Int, labels: [Int], of sample: [Int], keeping old: [Float]) -> [Float] {
         var sums = [Float](repeating: 0, count: k * dimension)
         for (n, frame) in sample.enumerated() where labels[n] >= 0 {
             let base = labels[n] * dimension
@@ -260,7 +260,7 @@ struct SmoothedKMeans {
     // MARK: Smoothing
 
     /// The label sequence minimising Σ cosine distance + switchPenalty × changes of label.
-    private func viterbi(_ centroids: [Float]) -> (labels: [Int], cost: Float) {
+    func viterbi(_ centroids: [Float]) -> (labels: [Int], cost: Float) {
         let k = centroids.count / dimension
         let penalty = config.switchPenalty
         var accumulated = (0 ..< k).map { 1 - dot(0, centroids, $0) }

@@ -418,8 +418,9 @@ public final class StreamingDiarizer {
                                                minimumCoherence: config.minimumCountCoherence)
             kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
             let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
-            labels = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
-                .cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
+            let clustering = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
+            labels = clustering.cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
+            labels = splitOffEnrolledVoices(labels, clustering: clustering, items: items.map { (embedding: $0.embedding, seconds: $0.seconds) })
         case .agglomerative:
             (items, labels) = agglomerativeItems()
             guard !items.isEmpty else { return }
@@ -490,6 +491,55 @@ public final class StreamingDiarizer {
         return result
     }
 
+    /// An enrolled person's profile as evidence for the speaker count. For each enrolled person whom no
+    /// cluster matches (`enrolledPairs`, one to one), one more cluster is grown from their profile
+    /// (`SmoothedKMeans.splitting`). It is kept only if it survives the smoothing with at least
+    /// `minClusterSeconds` of speech and is then matched to that person: its centroid within
+    /// `enrolledSpeakerThreshold` of their profile and nearer it than any other enrolled person claims.
+    /// That is the test that gives a cluster an enrolled name, so a split is kept exactly where the name
+    /// will follow; people not in the meeting attract no frames or fail it (docs/accuracy.md measures
+    /// both). An exact count or a reached maximum in the hint is never exceeded.
+    private func splitOffEnrolledVoices(_ labels: [Int], clustering: SmoothedKMeans, items: [(embedding: [Float], seconds: Double)]) -> [Int] {
+        guard !enrolledProfiles.isEmpty else { return labels }
+        var labels = SmoothedKMeans.renumbered(labels)
+        let threshold = config.enrolledSpeakerThreshold
+        for (speaker, profile) in enrolledProfiles.sorted(by: { $0.key < $1.key }) {
+            let clusters = Self.summaries(labels, items)
+            if let upper = hint.upperBound, clusters.count >= upper { break }
+            guard !Self.enrolledPairs(clusters, enrolledProfiles, threshold: threshold).contains(where: { $0.speaker == speaker }),
+                  let split = clustering.splitting(labels, around: profile) else { continue }
+            let grown = clusters.count
+            let splitClusters = Self.summaries(split, items)
+            guard let seconds = splitClusters[grown]?.seconds, seconds >= config.minClusterSeconds,
+                  Self.enrolledPairs(splitClusters, enrolledProfiles, threshold: threshold).contains(where: { $0.cluster == grown && $0.speaker == speaker })
+            else { continue }
+            labels = split
+            logger.debug("enrolled voice split off", metadata: ["speaker": "\(speaker)", "seconds": "\(seconds)", "clusters": "\(grown + 1)"])
+        }
+        return labels
+    }
+
+    /// Enrolled people matched to clusters one to one: every (cluster, person) pair within `threshold`,
+    /// nearest first, each cluster and each person taken once.
+    private static func enrolledPairs(_ clusters: [Int: (centroid: [Float], seconds: Double)], _ profiles: [Int32: [Float]],
+                                      threshold: Float) -> [(distance: Float, cluster: Int, speaker: Int32)] {
+        var pairs: [(distance: Float, cluster: Int, speaker: Int32)] = []
+        for (cluster, summary) in clusters {
+            for (speaker, profile) in profiles {
+                let distance = SpeakerUtilities.cosineDistance(summary.centroid, profile)
+                if distance <= threshold { pairs.append((distance, cluster, speaker)) }
+            }
+        }
+        pairs.sort { ($0.distance, $0.cluster, $0.speaker) < ($1.distance, $1.cluster, $1.speaker) }
+        var clustersTaken = Set<Int>(), speakersTaken = Set<Int32>()
+        return pairs.filter { pair in
+            guard !clustersTaken.contains(pair.cluster), !speakersTaken.contains(pair.speaker) else { return false }
+            clustersTaken.insert(pair.cluster)
+            speakersTaken.insert(pair.speaker)
+            return true
+        }
+    }
+
     /// Enrolled names are decided by voice, not by who held them online: each enrolled person goes to
     /// the cluster whose centroid is nearest their profile, if within `enrolledSpeakerThreshold`; nearest
     /// pairs first, one cluster per person and one person per cluster. Online, the loose per-frame
@@ -506,15 +556,8 @@ public final class StreamingDiarizer {
             speakerOfCluster[cluster] = nil
             used.remove(speaker)
         }
-        var pairs: [(distance: Float, cluster: Int, speaker: Int32)] = []
-        for (cluster, summary) in clusters where speakerOfCluster[cluster] == nil {
-            for (speaker, profile) in enrolledProfiles where !used.contains(speaker) {
-                let distance = SpeakerUtilities.cosineDistance(summary.centroid, profile)
-                if distance <= threshold { pairs.append((distance, cluster, speaker)) }
-            }
-        }
-        pairs.sort { ($0.distance, $0.cluster, $0.speaker) < ($1.distance, $1.cluster, $1.speaker) }
-        for pair in pairs where speakerOfCluster[pair.cluster] == nil && !used.contains(pair.speaker) {
+        let free = clusters.filter { speakerOfCluster[$0.key] == nil }
+        for pair in Self.enrolledPairs(free, enrolledProfiles.filter { !used.contains($0.key) }, threshold: threshold) {
             speakerOfCluster[pair.cluster] = pair.speaker
             used.insert(pair.speaker)
             logger.debug("enrolled identity confirmed", metadata: ["speaker": "\(pair.speaker)", "distance": "\(pair.distance)"])

@@ -167,7 +167,7 @@ struct DiarizeBench: ParsableCommand {
                 let id = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
                 let samples = try WAVFile.read(contentsOf: URL(fileURLWithPath: file)).samples
                 for run in trial.enrolments(for: id) {
-                    trial.judge(turns: try finalTurns(samples, enrolled: run.enrolled), reference: reference[id] ?? [], recording: id,
+                    trial.judge(turns: try finalTurns(samples, enrolled: run.enrolled), reference: reference[id] ?? [], uem: scored?[id], recording: id,
                                 enrolment: run.enrolled, scenario: run.scenario)
                 }
             }

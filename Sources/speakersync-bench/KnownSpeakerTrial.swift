@@ -37,6 +37,10 @@ struct KnownSpeakerTrial {
         var takenByOthers: [String] = []
         var absentEnrolled = 0
         var absentAccepted: [String] = []
+        /// DER (collar 0.25 s) summed over the runs, and how many found the reference's speaker count.
+        var der = DERComponents.zero
+        var runs = 0
+        var exactCounts = 0
     }
 
     private(set) var profiles: [Profile] = []
@@ -111,9 +115,14 @@ struct KnownSpeakerTrial {
     }
 
     /// Second pass: judge the final turns of `recording` run with `enrolment`.
-    mutating func judge(turns: [DiarizerTurn], reference: [SpeakerSegment], recording: String, enrolment: [Int32: Profile], scenario: Scenario) {
+    mutating func judge(turns: [DiarizerTurn], reference: [SpeakerSegment], uem: [TimeSpan]?, recording: String, enrolment: [Int32: Profile],
+                        scenario: Scenario) {
         var outcome = outcomes[scenario, default: Outcome()]
         defer { outcomes[scenario] = outcome }
+        let hypothesis = turns.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        outcome.der = outcome.der + DiarizationErrorRate.score(reference: reference, hypothesis: hypothesis, uem: uem, config: DERConfig(collarSeconds: 0.25))
+        outcome.runs += 1
+        if Set(hypothesis.map(\.speaker)).count == Set(reference.map(\.speaker)).count { outcome.exactCounts += 1 }
         let here = peopleIn[recording] ?? []
         for (id, profile) in enrolment.sorted(by: { $0.key < $1.key }) {
             let spans = turns.filter { $0.speaker == id }.map { $0.startSeconds ..< $0.endSeconds }
@@ -143,6 +152,7 @@ struct KnownSpeakerTrial {
                 "    present, enrolled from the same recording: recognised \(outcome.recognised.fromSameRecording)/\(outcome.present.fromSameRecording)",
                 "    present person's name on someone else: \(outcome.takenByOthers.count)",
                 "    absent people enrolled: \(outcome.absentEnrolled) (person × recording); their name given to someone: \(outcome.absentAccepted.count)",
+                "    DER c0.25 \(String(format: "%.1f", outcome.der.errorRate * 100)) % over \(outcome.runs) runs; speaker count exact \(outcome.exactCounts)/\(outcome.runs)",
             ] + (outcome.takenByOthers + outcome.absentAccepted).map { "      \($0)" }
         }
         return (["known speakers, decided by the diarizer at finalize (\(profiles.count) profiles from the first \(Int(enrolmentSeconds)) s of each person's frames):"]

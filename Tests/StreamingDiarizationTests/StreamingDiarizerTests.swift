@@ -315,6 +315,52 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         #expect(other != 100)
     }
 
+    /// A session whose count admits no second speaker (the gain and turn-taking ways both shut, as a
+    /// voice too brief or too close to pay for itself is), with `enrolled` voices as permanent known
+    /// speakers 100, 101, ...
+    func sessionWhereTheCountSeesOneVoice(_ audio: [Float], enrolled voices: [Int]) throws -> [UInt64: DiarizerTurn] {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 0.3
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        let profiles = try ToneEmbedder().embed(voices.map { tone($0, seconds: 1.5) })
+        try manager.initializeKnownSpeakers(
+            zip(voices.indices, profiles).map { index, profile in
+                Speaker(id: String(100 + index), name: "person \(index)", currentEmbedding: profile, durationSeconds: 5, createdAt: Date(), isPermanent: true)
+            },
+            mode: .overwrite, preserveIfPermanent: false)
+        var config = DiarizerConfig.default
+        config.minimumCountGain = 1
+        config.minimumCountCoherence = 0
+        let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+        var state: [UInt64: DiarizerTurn] = [:]
+        try diarizer.push(audio)
+        try diarizer.finalize()
+        apply(diarizer.pullTurns(), to: &state)
+        return state
+    }
+
+    /// A (0.5–6.5 s), B briefly (6.5–9.5 s), A again (9.5–15.5 s), without a pause.
+    let briefSecondVoice = silence(0.5) + tone(0, seconds: 6) + tone(1, seconds: 3) + tone(0, seconds: 6) + silence(1)
+
+    @Test func anEnrolledVoiceTheCountMissedIsSplitOffAndNamed() throws {
+        let unknown = try sessionWhereTheCountSeesOneVoice(briefSecondVoice, enrolled: [])
+        #expect(Set(unknown.values.map(\.speaker)).count == 1, "without a profile the count sees one voice")
+        let known = try sessionWhereTheCountSeesOneVoice(briefSecondVoice, enrolled: [1])
+        // B's first second goes to A, as it does when the count finds B itself: the windows there still hold A.
+        #expect(speaker(at: 9.0, known) == 100)
+        let other = try #require(speaker(at: 3.0, known))
+        #expect(other != 100)
+        #expect(speaker(at: 13.0, known) == other)
+        #expect(Set(known.values.map(\.speaker)).count == 2)
+    }
+
+    @Test func anEnrolledPersonWhoIsNotThereSplitsNothing() throws {
+        let state = try sessionWhereTheCountSeesOneVoice(briefSecondVoice, enrolled: [2])
+        #expect(!state.isEmpty)
+        #expect(Set(state.values.map(\.speaker)).count == 1)
+        #expect(!state.values.contains { $0.speaker == 100 })
+    }
+
     @Test func audioAfterFinalizeIsRefused() throws {
         let diarizer = try makeDiarizer()
         try diarizer.push(silence(0.1))
