@@ -404,6 +404,7 @@ public final class StreamingDiarizer {
     private func recluster() throws {
         var items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)] = []
         var labels: [Int]
+        var clustering: SmoothedKMeans?
         switch config.offlineClustering {
         case .smoothedKMeans:
             // Items: every embedded frame, in time order (the smoothing needs the sequence).
@@ -418,14 +419,15 @@ public final class StreamingDiarizer {
                                                minimumCoherence: config.minimumCountCoherence)
             kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
             let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
-            let clustering = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
-            labels = clustering.cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
-            labels = splitOffEnrolledVoices(labels, clustering: clustering, items: items.map { (embedding: $0.embedding, seconds: $0.seconds) })
+            let smoothedKMeans = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
+            labels = smoothedKMeans.cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
+            clustering = smoothedKMeans
         case .agglomerative:
             (items, labels) = agglomerativeItems()
             guard !items.isEmpty else { return }
         }
         let vectors = items.map { (embedding: $0.embedding, seconds: $0.seconds) }
+        if let clustering { labels = splitOffEnrolledVoices(labels, clustering: clustering, items: vectors) }
         labels = foldSmallClusters(labels, items: vectors)
         if config.offlineClustering == .smoothedKMeans {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
@@ -503,17 +505,18 @@ public final class StreamingDiarizer {
         guard !enrolledProfiles.isEmpty else { return labels }
         var labels = SmoothedKMeans.renumbered(labels)
         let threshold = config.enrolledSpeakerThreshold
+        var clusters = Self.summaries(labels, items)
+        var matched = Self.enrolledPairs(clusters, enrolledProfiles, threshold: threshold)
         for (speaker, profile) in enrolledProfiles.sorted(by: { $0.key < $1.key }) {
-            let clusters = Self.summaries(labels, items)
             if let upper = hint.upperBound, clusters.count >= upper { break }
-            guard !Self.enrolledPairs(clusters, enrolledProfiles, threshold: threshold).contains(where: { $0.speaker == speaker }),
-                  let split = clustering.splitting(labels, around: profile) else { continue }
+            guard !matched.contains(where: { $0.speaker == speaker }), let split = clustering.splitting(labels, around: profile) else { continue }
             let grown = clusters.count
             let splitClusters = Self.summaries(split, items)
+            let splitMatched = Self.enrolledPairs(splitClusters, enrolledProfiles, threshold: threshold)
             guard let seconds = splitClusters[grown]?.seconds, seconds >= config.minClusterSeconds,
-                  Self.enrolledPairs(splitClusters, enrolledProfiles, threshold: threshold).contains(where: { $0.cluster == grown && $0.speaker == speaker })
+                  splitMatched.contains(where: { $0.cluster == grown && $0.speaker == speaker })
             else { continue }
-            labels = split
+            (labels, clusters, matched) = (split, splitClusters, splitMatched)
             logger.debug("enrolled voice split off", metadata: ["speaker": "\(speaker)", "seconds": "\(seconds)", "clusters": "\(grown + 1)"])
         }
         return labels

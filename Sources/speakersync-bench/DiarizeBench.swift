@@ -122,7 +122,7 @@ struct DiarizeBench: ParsableCommand {
             embedCPU += embedder.cpuSeconds.withLock { $0 }
             frames += diarizer.embeddedFrameCount
 
-            let hypothesis = turns.values.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+            let hypothesis = turns.values.map(\.segment)
             let truth = reference[id] ?? []
             let spans = scored?[id]
             let der = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0.25))

@@ -119,7 +119,7 @@ struct KnownSpeakerTrial {
                         scenario: Scenario) {
         var outcome = outcomes[scenario, default: Outcome()]
         defer { outcomes[scenario] = outcome }
-        let hypothesis = turns.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        let hypothesis = turns.map(\.segment)
         outcome.der = outcome.der + DiarizationErrorRate.score(reference: reference, hypothesis: hypothesis, uem: uem, config: DERConfig(collarSeconds: 0.25))
         outcome.runs += 1
         if Set(hypothesis.map(\.speaker)).count == Set(reference.map(\.speaker)).count { outcome.exactCounts += 1 }
