@@ -427,7 +427,13 @@ public final class StreamingDiarizer {
             guard !items.isEmpty else { return }
         }
         let vectors = items.map { (embedding: $0.embedding, seconds: $0.seconds) }
-        if let clustering { labels = splitOffEnrolledVoices(labels, clustering: clustering, items: vectors) }
+        if let clustering {
+            // The uncounted voice first: an enrolled profile then finds that voice already split off and
+            // names it, instead of growing a second cluster for it (ami-dev with everyone enrolled: 28.0 %
+            // the other way round, 25.0 % this way).
+            labels = splitOffUncountedVoice(labels, clustering: clustering, items: vectors)
+            labels = splitOffEnrolledVoices(labels, clustering: clustering, items: vectors)
+        }
         labels = foldSmallClusters(labels, items: vectors)
         if config.offlineClustering == .smoothedKMeans {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
@@ -520,6 +526,20 @@ public final class StreamingDiarizer {
             logger.debug("enrolled voice split off", metadata: ["speaker": "\(speaker)", "seconds": "\(seconds)", "clusters": "\(grown + 1)"])
         }
         return labels
+    }
+
+    /// One more speaker for a voice the count folded into another (`SmoothedKMeans.splittingOffUncountedVoice`),
+    /// unless the session gave an exact count or the clusters already reach its maximum (or `maxSpeakers`).
+    private func splitOffUncountedVoice(_ labels: [Int], clustering: SmoothedKMeans, items: [(embedding: [Float], seconds: Double)]) -> [Int] {
+        guard config.uncountedVoiceMargin > 0, hint.exact == nil else { return labels }
+        let labels = SmoothedKMeans.renumbered(labels)
+        let count = (labels.max() ?? -1) + 1
+        guard count < hint.upperBound ?? clustering.config.maxSpeakers else { return labels }
+        let rule = SmoothedKMeans.UncountedVoiceRule(minimumSeconds: config.uncountedVoiceSeconds, minimumTurns: 2,
+                                                     minimumMargin: config.uncountedVoiceMargin)
+        guard let split = clustering.splittingOffUncountedVoice(labels, seconds: items.map(\.seconds), rule: rule) else { return labels }
+        logger.debug("uncounted voice split off", metadata: ["clusters": "\(count + 1)"])
+        return split
     }
 
     /// Enrolled people matched to clusters one to one: every (cluster, person) pair within `threshold`,

@@ -38,6 +38,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
     @Option(name: .customLong("analysis-block"), help: "Override DiarizerConfig.default.analysisBlockSeconds (0: every push).") var analysisBlock: Double?
     @Option(name: .customLong("stretch-frames"), help: "Override DiarizerConfig.default.minimumStretchFrames (0: no stretch reassignment at finalize).") var stretchFrames: Int?
+    @Option(name: .customLong("uncounted-voice-margin"), help: "Override DiarizerConfig.default.uncountedVoiceMargin (0: no search for a voice the count missed).") var uncountedVoiceMargin: Float?
+    @Option(name: .customLong("uncounted-voice-seconds"), help: "Override DiarizerConfig.default.uncountedVoiceSeconds.") var uncountedVoiceSeconds: Double?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
@@ -65,6 +67,8 @@ struct DiarizeBench: ParsableCommand {
         if let minimumBatch { config.minimumBatch = minimumBatch }
         if let analysisBlock { config.analysisBlockSeconds = analysisBlock }
         if let stretchFrames { config.minimumStretchFrames = stretchFrames }
+        if let uncountedVoiceMargin { config.uncountedVoiceMargin = uncountedVoiceMargin }
+        if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
         if let vadThreshold { vad.threshold = vadThreshold }

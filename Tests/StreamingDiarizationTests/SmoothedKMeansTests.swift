@@ -177,6 +177,42 @@ struct SyntheticFrames {
         #expect(absent == nil)
     }
 
+    /// Nobody enrolled: four voices, the fourth says two turns of 5 frames, and the count folded it
+    /// into the third (as it folds synth4-00's fourth voice). Its frames are the ones least like the
+    /// centre they were folded into, and like each other, so a cluster grown from them takes that voice.
+    @Test func aVoiceTheCountMissedIsSplitOffFromItsOutliers() throws {
+        let script = [(0, 30), (1, 30), (2, 20), (3, 5), (0, 30), (1, 30), (2, 15), (3, 5), (1, 15), (0, 20)]
+        let meeting = SyntheticFrames(speakers: 4, script: script.map { (speaker: $0.0, frames: $0.1) }, centreCosine: 0.8, seed: 7)
+        let folded = meeting.speakers.map { min($0, 2) }
+        let seconds = [Double](repeating: 0.5, count: folded.count)
+        let grown = SmoothedKMeans(meeting.embeddings).splittingOffUncountedVoice(folded, seconds: seconds)
+        let split = try #require(grown)
+        #expect(Set(split).count == 4)
+        let members = split.indices.filter { split[$0] == 3 }
+        #expect(members.filter { meeting.speakers[$0] == 3 }.count * 10 >= members.count * 8, "\(members.map { meeting.speakers[$0] })")
+        #expect(meeting.accuracy(split) > meeting.accuracy(folded))
+    }
+
+    /// A voice that speaks once, or a meeting of one voice, gives no split: one run of frames unlike
+    /// the rest may as well be one voice drifting.
+    @Test func noSplitWithoutAVoiceThatReturns() {
+        let script = [(0, 30), (1, 30), (2, 20), (3, 10), (0, 30), (1, 30), (2, 15), (1, 15), (0, 20)]
+        let once = SyntheticFrames(speakers: 4, script: script.map { (speaker: $0.0, frames: $0.1) }, centreCosine: 0.8, seed: 7)
+        let folded = once.speakers.map { min($0, 2) }
+        let kmeans = SmoothedKMeans(once.embeddings), seconds = [Double](repeating: 0.5, count: folded.count)
+        let split = kmeans.splittingOffUncountedVoice(folded, seconds: seconds)
+        #expect(split == nil)
+        // It is the single turn that stops it: the voice is as distinct as the one above.
+        var oneTurn = SmoothedKMeans.UncountedVoiceRule.default
+        oneTurn.minimumTurns = 1
+        let splitOnOneTurn = kmeans.splittingOffUncountedVoice(folded, seconds: seconds, rule: oneTurn)
+        #expect(splitOnOneTurn.map { Set($0).count } == 4)
+        let alone = SyntheticFrames(speakers: 1, script: [(speaker: 0, frames: 120)], seed: 11)
+        let one = SmoothedKMeans(alone.embeddings)
+        let oneSplit = one.splittingOffUncountedVoice(one.cluster().labels, seconds: [Double](repeating: 0.5, count: 120))
+        #expect(oneSplit == nil)
+    }
+
     @Test func exactAndBoundedHintsAreObeyed() {
         let meeting = SyntheticFrames(speakers: 3, turns: 12, turnFrames: 20 ... 40, centreCosine: 0.85, seed: 7)
         let kmeans = SmoothedKMeans(meeting.embeddings)

@@ -318,7 +318,7 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
     /// A session whose count admits no second speaker (the gain and turn-taking ways both shut, as a
     /// voice too brief or too close to pay for itself is), with `enrolled` voices as permanent known
     /// speakers 100, 101, ...
-    func sessionWhereTheCountSeesOneVoice(_ audio: [Float], enrolled voices: [Int]) throws -> [UInt64: DiarizerTurn] {
+    func sessionWhereTheCountSeesOneVoice(_ audio: [Float], enrolled voices: [Int], uncountedVoiceMargin: Float = DiarizerConfig.default.uncountedVoiceMargin) throws -> [UInt64: DiarizerTurn] {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 0.3
         let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
@@ -331,9 +331,11 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         var config = DiarizerConfig.default
         config.minimumCountGain = 1
         config.minimumCountCoherence = 0
+        config.uncountedVoiceMargin = uncountedVoiceMargin
         let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
         var state: [UInt64: DiarizerTurn] = [:]
-        try diarizer.push(audio)
+        // 100 ms chunks, as a device sends them: the diarizer keeps only `audioHistorySeconds` of audio.
+        for start in stride(from: 0, to: audio.count, by: 1600) { try diarizer.push(Array(audio[start ..< min(audio.count, start + 1600)])) }
         try diarizer.finalize()
         apply(diarizer.pullTurns(), to: &state)
         return state
@@ -359,6 +361,28 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         #expect(!state.isEmpty)
         #expect(Set(state.values.map(\.speaker)).count == 1)
         #expect(!state.values.contains { $0.speaker == 100 })
+    }
+
+    /// A, B for 3 s, A, B for 3 s again, A, without a pause: B returns, so B is a voice of its own.
+    let secondVoiceInTwoBriefTurns = silence(0.5) + tone(0, seconds: 6) + tone(1, seconds: 3) + tone(0, seconds: 6)
+        + tone(1, seconds: 3) + tone(0, seconds: 6) + silence(1)
+
+    @Test func aVoiceTheCountMissedIsSplitOffWhenItReturns() throws {
+        let shut = try sessionWhereTheCountSeesOneVoice(secondVoiceInTwoBriefTurns, enrolled: [], uncountedVoiceMargin: 0)
+        #expect(Set(shut.values.map(\.speaker)).count == 1, "with the search off the count sees one voice")
+        let state = try sessionWhereTheCountSeesOneVoice(secondVoiceInTwoBriefTurns, enrolled: [])
+        #expect(Set(state.values.map(\.speaker)).count == 2)
+        let a = try #require(speaker(at: 3.0, state))
+        let b = try #require(speaker(at: 9.0, state))
+        #expect(b != a)
+        #expect(speaker(at: 18.0, state) == b)
+        #expect(speaker(at: 13.0, state) == a && speaker(at: 24.0, state) == a)
+    }
+
+    @Test func aBriefVoiceInOneTurnIsNotCountedByItself() throws {
+        // briefSecondVoice: B's 3 s in one turn could be A's drift; only an enrolled profile splits it.
+        let state = try sessionWhereTheCountSeesOneVoice(briefSecondVoice, enrolled: [])
+        #expect(Set(state.values.map(\.speaker)).count == 1)
     }
 
     @Test func audioAfterFinalizeIsRefused() throws {
