@@ -6,7 +6,8 @@ import StreamingDiarization
 /// `{"num_speakers": 3}` (exact), `{"min_speakers": 2, "max_speakers": 4}`, and for experiments
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
 /// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
-/// `minimum_count_gain`, and `enrolled_speaker_threshold` (the finalize check on enrolled names).
+/// `minimum_count_gain`, `uncounted_voice_seconds` and `uncounted_voice_margin` (the search for a voice
+/// the count missed), and `enrolled_speaker_threshold` (the finalize check on enrolled names).
 ///
 /// Strict, as the energy plugin is: a key it does not know is refused with the list of known keys, so a
 /// typo (`num_speaker`) fails the start instead of silently running with the defaults; integers must be
@@ -18,6 +19,7 @@ struct SpeakerKitOptions {
         "speaker_threshold", "cluster_threshold", "enrolled_speaker_threshold",
         "offline_clustering", "switch_penalty", "minimum_count_gain", "minimum_count_coherence",
         "speaker_change_pause_seconds", "speaker_change_pause_decibels", "minimum_stretch_frames",
+        "uncounted_voice_seconds", "uncounted_voice_margin",
         "window_seconds", "frame_seconds", "minimum_batch", "analysis_block_seconds",
     ]
 
@@ -61,6 +63,8 @@ struct SpeakerKitOptions {
         if let value = try distance("speaker_change_pause_seconds", 0.05 ... 2) { config.speakerChangePauseSeconds = value }
         if let value = try distance("speaker_change_pause_decibels", 0 ... 60) { config.speakerChangePauseDecibels = value }
         if let value = try integer("minimum_stretch_frames", 0 ... 20) { config.minimumStretchFrames = value }
+        if let value = try distance("uncounted_voice_seconds", 0.5 ... 60) { config.uncountedVoiceSeconds = value }
+        if let value = try distance("uncounted_voice_margin", 0 ... 1) { config.uncountedVoiceMargin = Float(value) }
         if let value = object["offline_clustering"], !(value is NSNull) {
             guard let name = value as? String, let method = OfflineClustering(rawValue: name) else {
                 throw OptionsError("offline_clustering must be one of: \(OfflineClustering.allCases.map(\.rawValue).joined(separator: ", "))")

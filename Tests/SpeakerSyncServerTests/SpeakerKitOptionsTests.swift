@@ -17,6 +17,7 @@ import Testing
         (#"{"minimum_batch": 9}"#, "minimum_batch must be an integer from 1 to 8"),
         (#"{"switch_penalty": "high"}"#, "switch_penalty must be a number in 0.0...2.0"),
         (#"{"offline_clustering": "spectral"}"#, "offline_clustering must be one of: smoothed_kmeans, agglomerative"),
+        (#"{"uncounted_voice_margin": 1.5}"#, "uncounted_voice_margin must be a number in 0.0...1.0"),
     ])
     func badOptionsFailTheStartWithTheReason(options: String, expected: String) throws {
         do {
@@ -33,7 +34,8 @@ import Testing
             {"min_speakers": 1, "max_speakers": 4, "speaker_threshold": 0.5, "cluster_threshold": 0.3,
              "enrolled_speaker_threshold": 0.1, "offline_clustering": "agglomerative", "switch_penalty": 0.3,
              "minimum_count_gain": 0.08, "minimum_count_coherence": 2, "speaker_change_pause_seconds": 0.25,
-             "speaker_change_pause_decibels": 25, "minimum_stretch_frames": 2, "window_seconds": 1.5,
+             "speaker_change_pause_decibels": 25, "minimum_stretch_frames": 2, "uncounted_voice_seconds": 4,
+             "uncounted_voice_margin": 0.12, "window_seconds": 1.5,
              "frame_seconds": 0.5, "minimum_batch": 3, "analysis_block_seconds": 0.5}
             """
         let instance = try plugins.makeInstance(providerID: "speakerkit", sessionID: "s", optionsJSON: options)
