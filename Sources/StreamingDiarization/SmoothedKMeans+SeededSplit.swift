@@ -1,6 +1,7 @@
 extension SmoothedKMeans {
-    /// `labels` with one more cluster grown from `seed`, a voice known from outside the session (an
-    /// enrolled person's profile), then smoothed like every clustering here.
+    /// `labels` with one more cluster grown from `seed`, then smoothed like every clustering here. The
+    /// seed is a voice known from outside the session (an enrolled person's profile), or the centre of
+    /// a group of frames the count folded into another voice (`splittingOffUncountedVoice`).
     ///
     /// Why: `cluster()` counts from what the session shows, and a person who says only a few seconds,
     /// in a voice close to someone else's, does not pay for an extra speaker there (synth4-00's fourth
