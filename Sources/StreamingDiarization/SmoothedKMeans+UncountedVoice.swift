@@ -73,22 +73,15 @@ extension SmoothedKMeans {
         return best?.labels
     }
 
-    /// Cosine similarity of every two of `frames`, row-major.
-    private func similarities(among frames: [Int]) -> [Float] {
-        let m = frames.count
+    /// Cosine similarity of every two of `members` (frame indices), row-major.
+    private func similarities(among members: [Int]) -> [Float] {
+        let m = members.count
         var result = [Float](repeating: 0, count: m * m)
-        frames.withUnsafeBufferPointer { indices in
-            self.frames.withUnsafeBufferPointer { f in
-                for i in 0 ..< m {
-                    let x = f.baseAddress! + indices[i] * dimension
-                    for j in i ..< m {
-                        let y = f.baseAddress! + indices[j] * dimension
-                        var sum: Float = 0
-                        for d in 0 ..< dimension { sum += x[d] * y[d] }
-                        result[i * m + j] = sum
-                        result[j * m + i] = sum
-                    }
-                }
+        for i in 0 ..< m {
+            for j in i ..< m {
+                // `dot` reads its second argument as rows of `dimension`: the frames themselves here.
+                let similarity = dot(members[i], frames, members[j])
+                (result[i * m + j], result[j * m + i]) = (similarity, similarity)
             }
         }
         return result
@@ -97,16 +90,9 @@ extension SmoothedKMeans {
     /// The mean, over `cluster`'s frames, of (similarity to its centre − similarity to the nearest
     /// other centre), if the cluster has `rule`'s speech and turns; nil otherwise.
     private func margin(ofCluster cluster: Int, in labels: [Int], seconds: [Double], rule: UncountedVoiceRule) -> Float? {
-        var speech = 0.0, turns = 0, previous = -1
-        for (label, frameSeconds) in zip(labels, seconds) {
-            if label == cluster {
-                speech += frameSeconds
-                if previous != cluster { turns += 1 }
-            }
-            previous = label
-        }
-        guard speech >= rule.minimumSeconds, turns >= rule.minimumTurns else { return nil }
         let k = (labels.max() ?? 0) + 1
+        let speech = zip(labels, seconds).reduce(0.0) { $0 + ($1.0 == cluster ? $1.1 : 0) }
+        guard speech >= rule.minimumSeconds, Self.turns(labels, k)[cluster] >= rule.minimumTurns else { return nil }
         let centroids = means(k, labels: labels, of: Array(0 ..< frameCount), keeping: [Float](repeating: 0, count: k * dimension))
         var total: Float = 0, members = 0
         for n in 0 ..< frameCount where labels[n] == cluster {

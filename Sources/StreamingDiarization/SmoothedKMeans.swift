@@ -204,14 +204,19 @@ struct SmoothedKMeans {
     /// `minimumTurns` separate turns, and every pair of clusters is coherent in time (`coherence`).
     private func recurs(_ smoothed: [Int], _ centroids: [Float], _ k: Int) -> Bool {
         guard config.minimumCoherence > 0 else { return false }
+        guard (Self.turns(smoothed, k).filter { $0 > 0 }.min() ?? 0) >= config.minimumTurns else { return false }
+        return coherence(nearestLabels(centroids), k) >= config.minimumCoherence
+    }
+
+    /// Separate turns (runs of equal labels) of each of clusters 0 ..< k.
+    static func turns(_ labels: [Int], _ k: Int) -> [Int] {
         var turns = [Int](repeating: 0, count: k)
         var previous = -1
-        for label in smoothed where label != previous {
+        for label in labels where label != previous {
             turns[label] += 1
             previous = label
         }
-        guard (turns.filter { $0 > 0 }.min() ?? 0) >= config.minimumTurns else { return false }
-        return coherence(nearestLabels(centroids), k) >= config.minimumCoherence
+        return turns
     }
 
     private func nearestLabels(_ centroids: [Float]) -> [Int] {

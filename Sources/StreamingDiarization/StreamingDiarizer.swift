@@ -535,8 +535,8 @@ public final class StreamingDiarizer {
         let labels = SmoothedKMeans.renumbered(labels)
         let count = (labels.max() ?? -1) + 1
         guard count < hint.upperBound ?? clustering.config.maxSpeakers else { return labels }
-        let rule = SmoothedKMeans.UncountedVoiceRule(minimumSeconds: config.uncountedVoiceSeconds, minimumTurns: 2,
-                                                     minimumMargin: config.uncountedVoiceMargin)
+        var rule = SmoothedKMeans.UncountedVoiceRule.default
+        (rule.minimumSeconds, rule.minimumMargin) = (config.uncountedVoiceSeconds, config.uncountedVoiceMargin)
         guard let split = clustering.splittingOffUncountedVoice(labels, seconds: items.map(\.seconds), rule: rule) else { return labels }
         logger.debug("uncounted voice split off", metadata: ["clusters": "\(count + 1)"])
         return split
