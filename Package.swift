@@ -64,6 +64,12 @@ let package = Package(
         .target(name: "PluginHost", dependencies: [
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
+        // Provider workers: plugins run in child processes the server starts from its own binary
+        // (`speakersync provider-worker`), so a crashing or hanging provider fails only its sessions.
+        .target(name: "CProviderProcess"),
+        .target(name: "ProviderIsolation", dependencies: [
+            "PluginHost", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "MeetingSynth", dependencies: ["DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
@@ -85,7 +91,7 @@ let package = Package(
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
-            "SpeakerSyncStore", "WebSocketTransport", "PluginHost",
+            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncEval", dependencies: [
@@ -93,14 +99,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeakerSyncEval", "SpeechRecognition",
+            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "SpeakerSyncEval", "SpeechRecognition", "ProviderIsolation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
-            "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom",
+            "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -124,7 +130,8 @@ let package = Package(
 
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
-        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")],
+                path: "Tests/TestSupport", exclude: ["faulty_plugin.c"]),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
@@ -132,6 +139,9 @@ let package = Package(
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
+        .testTarget(name: "ProviderIsolationTests", dependencies: [
+            "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
         .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "DeterministicRandom", "TestSupport"]),
         .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),

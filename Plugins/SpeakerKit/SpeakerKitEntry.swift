@@ -145,7 +145,8 @@ private let embedVoice: @convention(c) (UnsafePointer<speakersync_factory_t>?, U
     }
     do {
         // Keep only the speech (the VAD's regions), so pauses do not dilute the voice.
-        let detector = try runtime.makeDetector()
+        let detector = try runtime.takeDetector()
+        defer { runtime.giveBack(detector) }
         detector.accept(samples: audio)
         detector.flush()
         var speech: [Float] = []

@@ -22,9 +22,26 @@ final class SpeakerKitRuntime: Sendable {
         _ = try SileroVoiceActivityDetector(config: vadConfig, logger: logger)
     }
 
-    func makeDetector() throws -> SileroVoiceActivityDetector {
-        try SileroVoiceActivityDetector(config: vadConfig, logger: logger)
+    /// A VAD for a new session: one a finished session gave back (reset: `resetStartsANewTimeline`
+    /// shows a reset detector gives a fresh one's segments), else a new one. Creating one builds an
+    /// onnxruntime session, the most expensive part of starting a speakerkit session (a hundred
+    /// sessions starting together took 1.1 s each in process), so detectors are kept for the next.
+    func takeDetector() throws -> SileroVoiceActivityDetector {
+        if let idle = idleDetectors.withLock({ $0.popLast() }) { return idle }
+        return try SileroVoiceActivityDetector(config: vadConfig, logger: logger)
     }
+
+    /// A finished session's VAD, kept for the next session (at most `maximumIdleDetectors`).
+    func giveBack(_ detector: SileroVoiceActivityDetector) {
+        detector.reset()
+        idleDetectors.withLock { idle in
+            if idle.count < Self.maximumIdleDetectors { idle.append(detector) }
+        }
+    }
+
+    private let idleDetectors = Mutex<[SileroVoiceActivityDetector]>([])
+    /// About 5 MB each: enough for a burst of sessions, not a hoard.
+    static let maximumIdleDetectors = 64
 
     /// Set by init(), cleared by deinit(); read by sessions created in between.
     static let shared = Mutex<SpeakerKitRuntime?>(nil)

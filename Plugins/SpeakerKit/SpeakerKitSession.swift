@@ -4,12 +4,16 @@ import Foundation
 import Logging
 import SpeakerManager
 import StreamingDiarization
+import VoiceActivity
 
 /// One speakerkit instance: a `StreamingDiarizer` behind the C instance table. Driven from one
 /// session queue (the ABI's rule), so no locking inside.
 final class SpeakerKitSession {
     let diarizer: StreamingDiarizer
     let sessionID: String
+    /// Given back to the runtime's pool when the session ends.
+    private let detector: SileroVoiceActivityDetector
+    private let runtime: SpeakerKitRuntime
     let logger: Logger
     private var finalized = false
     private var pending: [DiarizerTurn] = []
@@ -23,13 +27,18 @@ final class SpeakerKitSession {
         self.logger = logger
         let speakers = try SpeakerManager(config: options.config.speakerManagerConfig, logger: logger)
         if !known.isEmpty { try speakers.initializeKnownSpeakers(known, mode: .overwrite, preserveIfPermanent: false) }
+        self.runtime = runtime
+        detector = try runtime.takeDetector()
         diarizer = StreamingDiarizer(
-            config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: try runtime.makeDetector()),
+            config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: detector),
             embedder: GE2EEmbedder(encoder: runtime.encoder), speakers: speakers, logger: logger)
         lastError.initialize(to: 0)
     }
 
-    deinit { lastError.deallocate() }
+    deinit {
+        runtime.giveBack(detector)
+        lastError.deallocate()
+    }
 
     func setError(_ message: String) {
         let bytes = Array(message.utf8.prefix(511))

@@ -21,6 +21,14 @@ public struct PluginError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidState = "invalid_state"
         /// Two threads called one instance at once (a bug in the caller; the plugin was not called).
         case concurrentUse = "concurrent_use"
+        /// The worker process running the provider died (a signal, an abort, an exit); every session on
+        /// it fails with this. Only with process isolation.
+        case providerCrashed = "provider_crashed"
+        /// A call into the provider overran its watchdog deadline; its worker was killed.
+        case providerHung = "provider_hung"
+        /// The provider crashed repeatedly and is held back until it has been quiet for a while, or its
+        /// worker could not be started.
+        case providerUnavailable = "provider_unavailable"
     }
 
     public var code: Code

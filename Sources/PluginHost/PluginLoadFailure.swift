@@ -20,6 +20,9 @@ public struct PluginLoadFailure: Error, Sendable, Hashable, Encodable {
         case duplicateProvider = "duplicate_provider"
         /// The plugin offers no valid provider.
         case noProviders = "no_providers"
+        /// The worker process that loads the plugin (process isolation) could not start, crashed while
+        /// loading it, or did not finish within the load deadline. The message says which.
+        case workerFailed = "worker_failed"
     }
 
     /// The plugin file (or the folder, for `directoryUnreadable`).

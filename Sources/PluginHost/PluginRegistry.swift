@@ -36,14 +36,25 @@ public final class PluginRegistry: Sendable {
         let table: UnsafePointer<speakersync_factory_t>
     }
 
-    public init(directory: String?, logger: Logger) {
+    public convenience init(directory: String?, logger: Logger) {
+        var failures: [PluginLoadFailure] = []
+        let paths = Self.libraryPaths(in: directory, logger: logger, failures: &failures)
+        self.init(libraryPaths: paths, earlierFailures: failures, logger: logger)
+    }
+
+    /// Loads exactly these library files, in this order (a provider worker loads the one file it hosts).
+    public convenience init(libraryPaths: [String], logger: Logger) {
+        self.init(libraryPaths: libraryPaths, earlierFailures: [], logger: logger)
+    }
+
+    private init(libraryPaths: [String], earlierFailures: [PluginLoadFailure], logger: Logger) {
         self.logger = logger
         var providers = ProviderDescriptor.builtins
-        var failures: [PluginLoadFailure] = []
+        var failures = earlierFailures
         var factories: [String: Factory] = [:]
         var taken = Set(providers.map(\.id))
 
-        for path in Self.libraryPaths(in: directory, logger: logger, failures: &failures) {
+        for path in libraryPaths {
             let plugin: LoadedPlugin
             do {
                 plugin = try LoadedPlugin.shared(path: path, logger: logger)
@@ -145,6 +156,16 @@ public final class PluginRegistry: Sendable {
             providerID: providerID, sessionID: sessionID, plugin: factory.plugin, instance: created, logger: logger)
     }
 
+    /// Whether provider `providerID` accepts these session options, without creating anything: the
+    /// plugin's check_options (ABI 1 revision 3). A plugin without it accepts everything here; its
+    /// create() then judges. Throws `.invalidOptions` naming the option, or `.unknownProvider`.
+    public func checkOptions(providerID: String, optionsJSON: String) throws(PluginError) {
+        guard let factory = factories[providerID] else {
+            throw PluginError(.unknownProvider, "no diarization provider '\(providerID)' is loaded")
+        }
+        try checkOptions(factory, optionsJSON: optionsJSON)
+    }
+
     /// The plugin's verdict on a session's options before create() (revision 3; a plugin without
     /// check_options is only asked by create(), whose refusal is `.createFailed`).
     private func checkOptions(_ factory: Factory, optionsJSON: String) throws(PluginError) {
@@ -200,7 +221,9 @@ public final class PluginRegistry: Sendable {
 
     // MARK: - Loading helpers
 
-    private static func libraryPaths(
+    /// The plugin files of a folder in load order (`*.so`, `*.dylib`, by file name); an unreadable
+    /// folder is one failure.
+    public static func libraryPaths(
         in directory: String?, logger: Logger, failures: inout [PluginLoadFailure]
     ) -> [String] {
         guard let directory else { return [] }

@@ -12,6 +12,9 @@ public enum CloseCode {
     public static let messageTooBig: UInt16 = 1009
     /// The provider failed or the server hit a bug; stored data is kept, the client may resume.
     public static let internalError: UInt16 = 1011
+    /// The provider is unavailable for now (held back after repeated crashes); retry later, or now with
+    /// another provider.
+    public static let tryAgainLater: UInt16 = 1013
     /// Application code: no frame (not even a keepalive) arrived within the idle limit.
     ///
     /// None of the RFC codes says "closed for inactivity, nothing is wrong, reconnect to resume":

@@ -24,6 +24,9 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// The provider refused the start's `options` (an unknown key, a value out of range): the client's
     /// mistake, so it closes like an invalid start field rather than as a provider failure.
     case invalidOptions = "invalid_options"
+    /// The provider is held back after crashing repeatedly (or its worker cannot start): nothing is wrong
+    /// with the start, so it closes with 1013 "try again later", and the message says for how long.
+    case providerUnavailable = "provider_unavailable"
 
     /// What the session does after sending this error.
     ///
@@ -51,6 +54,8 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
             return .closes(CloseCode.idleTimeout)
         case .providerFailed, .internalError:
             return .closes(CloseCode.internalError)
+        case .providerUnavailable:
+            return .closes(CloseCode.tryAgainLater)
         }
     }
 }

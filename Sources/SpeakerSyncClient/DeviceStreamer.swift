@@ -48,6 +48,8 @@ public struct StreamReport: Sendable {
     public var closeCode: UInt16?
     /// Seconds from sending a `words` message to the first transcript update carrying each of its words.
     public var wordUpdateLatencies: [Double]
+    /// When each of those words was sent, in seconds since the stream began (same order).
+    public var wordUpdateSentSeconds: [Double]
     /// Every server message (JSON text) in arrival order with its arrival time (seconds since the stream began).
     public var messages: [(seconds: Double, text: String)]
     /// The server's `session` message (JSON text).
@@ -186,6 +188,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         var messages: [(seconds: Double, text: String)] = []
         var sentAt: [String: ContinuousClock.Instant] = [:]
         var latencies: [Double] = []
+        var latencySentAt: [Double] = []
         var failure: String?
     }
 
@@ -212,6 +215,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
                 for word in state.transcript.apply(object) {
                     if let sent = state.sentAt.removeValue(forKey: Self.key(word.text, word.startSeconds)) {
                         state.latencies.append((now - sent).seconds)
+                        state.latencySentAt.append((sent - began).seconds)
                     }
                 }
             }
@@ -274,7 +278,8 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         state.withLock { state in
             StreamReport(
                 conversationID: conversationID, transcript: state.transcript, errors: state.errors,
-                closeCode: state.closeCode, wordUpdateLatencies: state.latencies, messages: state.messages,
+                closeCode: state.closeCode, wordUpdateLatencies: state.latencies,
+                wordUpdateSentSeconds: state.latencySentAt, messages: state.messages,
                 sessionMessage: session, statsMessage: state.stats
             )
         }

@@ -70,20 +70,24 @@ struct ChangeSet {
         guard !conversationOrder.isEmpty else { return }
         let states = conversationOrder.map { conversations[$0]! }
         try connection.execute("""
-            INSERT INTO conversations AS c (id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds, ended_at)
+            INSERT INTO conversations AS c (id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds,
+                                            ended_at, status_reason, server_instance)
             SELECT u.id, u.device_id, u.provider, u.sample_rate, u.encoding, u.language, u.options, u.status, u.audio_seconds,
-                   CASE WHEN u.status = 'active' THEN NULL ELSE now() END
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::float8[])
-                 AS u(id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds)
+                   CASE WHEN u.status = 'active' THEN NULL ELSE now() END, u.status_reason, u.server_instance
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::jsonb[], $8::text[], $9::float8[],
+                        $10::text[], $11::int[])
+                 AS u(id, device_id, provider, sample_rate, encoding, language, options, status, audio_seconds, status_reason, server_instance)
             ON CONFLICT (id) DO UPDATE SET
                 device_id = EXCLUDED.device_id, provider = EXCLUDED.provider, sample_rate = EXCLUDED.sample_rate,
                 encoding = EXCLUDED.encoding, language = EXCLUDED.language, options = EXCLUDED.options,
                 status = EXCLUDED.status, audio_seconds = EXCLUDED.audio_seconds, ended_at = EXCLUDED.ended_at,
+                status_reason = EXCLUDED.status_reason, server_instance = EXCLUDED.server_instance,
                 updated_at = now()
             """, [
                 states.map(\.id), states.map(\.deviceID), states.map(\.provider), states.map(\.sampleRate),
                 states.map(\.encoding), states.map(\.language), states.map(\.optionsJSON),
                 states.map(\.status.rawValue), states.map(\.audioSeconds),
+                states.map { $0.status == .interrupted ? $0.statusReason : nil }, states.map(\.serverInstance),
             ])
     }
 

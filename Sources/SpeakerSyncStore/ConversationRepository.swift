@@ -43,7 +43,7 @@ public final class ConversationRepository: @unchecked Sendable {
 
     private static let conversationColumns = """
         id, device_id, provider, sample_rate, encoding, language, options::text AS options, status, audio_seconds,
-        started_at, ended_at, started_at::text AS started_at_text
+        status_reason, server_instance, started_at, ended_at, started_at::text AS started_at_text
         """
 
     public func conversation(id: String) throws -> ConversationRecord? {
@@ -181,7 +181,9 @@ public final class ConversationRepository: @unchecked Sendable {
                 language: try row.decode(String?.self, column: "language"),
                 optionsJSON: try row.decode(String.self, column: "options"),
                 status: ConversationState.Status(rawValue: try row.decode(String.self, column: "status")) ?? .interrupted,
-                audioSeconds: try row.decode(Double.self, column: "audio_seconds")
+                audioSeconds: try row.decode(Double.self, column: "audio_seconds"),
+                statusReason: try row.decode(String?.self, column: "status_reason"),
+                serverInstance: try row.decode(Int?.self, column: "server_instance")
             ),
             startedAt: try row.decode(Date.self, column: "started_at"),
             endedAt: try row.decode(Date?.self, column: "ended_at"),

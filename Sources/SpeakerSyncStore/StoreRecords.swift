@@ -12,10 +12,18 @@ public struct ConversationState: Sendable, Equatable {
     public var status: Status
     /// Audio received so far, on the conversation timeline (includes earlier sessions).
     public var audioSeconds: Double
+    /// Why the conversation is interrupted (nil while active and once finalized).
+    public var statusReason: String?
+    /// The server instance (`ServerLease`) running the conversation's session, so a server starting
+    /// after a crash can tell orphaned active conversations from those of servers still running.
+    public var serverInstance: Int?
 
     public enum Status: String, Sendable { case active, finalized, interrupted }
 
-    public init(id: String, deviceID: String, provider: String, sampleRate: Int, encoding: String, language: String?, optionsJSON: String, status: Status, audioSeconds: Double) {
+    public init(id: String, deviceID: String, provider: String, sampleRate: Int, encoding: String, language: String?, optionsJSON: String,
+                status: Status, audioSeconds: Double, statusReason: String? = nil, serverInstance: Int? = nil) {
+        self.statusReason = statusReason
+        self.serverInstance = serverInstance
         self.id = id
         self.deviceID = deviceID
         self.provider = provider

@@ -26,14 +26,20 @@ struct SessionsBench: AsyncParsableCommand {
     @Option(help: "Provider for the sessions.")
     var provider: String = "device"
 
+    @Option(help: "The server's --provider-isolation: process, session or none.")
+    var isolation: String = "process"
+
+    @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets).")
+    var verbose = false
+
     func run() async throws {
         var logger = Logger(label: "bench")
         logger.logLevel = .error
         let script = try MeetingScript.generate(seed: 3, speakerCount: 2, turnCount: 8)
         let meeting = try MeetingSynthesizer().synthesize(script, seed: 3)
-        let server = try ServerProcess(databaseURL: databaseURL)
+        let server = try ServerProcess(databaseURL: databaseURL, isolation: isolation)
         defer { server.stop() }
-        print("server pid \(server.pid) on port \(server.port); meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
+        print("server pid \(server.pid) on port \(server.port), provider \(provider), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
         print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session")
         for level in levels.split(separator: ",").compactMap({ Int($0) }) {
             let result = try await runLevel(level, meeting: meeting, server: server, logger: logger)
@@ -83,6 +89,20 @@ struct SessionsBench: AsyncParsableCommand {
         func percentile(_ p: Double) -> Double {
             latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000
         }
+        if verbose {
+            // Where the slow updates are: p99 by when the word was sent.
+            var buckets: [Int: [Double]] = [:]
+            for report in reports {
+                for (latency, sent) in zip(report.wordUpdateLatencies, report.wordUpdateSentSeconds) {
+                    buckets[Int(sent / 5), default: []].append(latency * 1000)
+                }
+            }
+            for key in buckets.keys.sorted() {
+                let values = buckets[key]!.sorted()
+                print(String(format: "    words sent %3d-%3d s: %5d words, p50 %7.1f ms, p99 %7.1f ms", key * 5, key * 5 + 5, values.count,
+                             values[values.count / 2], values[min(values.count - 1, values.count * 99 / 100)]))
+            }
+        }
         let ok = reports.filter { $0.closeCode == 1000 && $0.transcript.words.count == words.count }.count
         let peak = peakRSS.withLock { $0 }
         return String(
@@ -101,10 +121,10 @@ final class ServerProcess: Sendable {
     private let process: Process
     private let dataDirectory: String?
 
-    init(databaseURL: String?) throws {
+    init(databaseURL: String?, isolation: String = "process") throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("speakersync")
         port = try Self.freePort()
-        var arguments = ["serve", "--port", "\(port)", "--log-level", "error"]
+        var arguments = ["serve", "--port", "\(port)", "--log-level", "error", "--provider-isolation", isolation]
         if let databaseURL {
             arguments += ["--database-url", databaseURL]
             dataDirectory = nil
@@ -134,17 +154,47 @@ final class ServerProcess: Sendable {
         if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }
 
-    /// User + system CPU seconds of the server process so far.
+    /// The server and its provider workers (not its embedded PostgreSQL, which is counted nowhere, as
+    /// before isolation).
+    func processIDs() -> [Int32] {
+        var ids: [Int32] = [pid]
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for entry in entries {
+            guard let child = Int32(entry), child != pid,
+                  let stat = try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 2, Int32(fields[1]) == pid,
+                  let command = try? String(contentsOfFile: "/proc/\(child)/cmdline", encoding: .utf8),
+                  command.contains("provider-worker") else { continue }
+            ids.append(child)
+        }
+        return ids
+    }
+
+    /// User + system CPU seconds so far of the server and its workers. A worker that ended (crashed,
+    /// or a session's) is counted through the server's children's time.
     func cpuSeconds() -> Double {
+        processIDs().reduce(0) { $0 + Self.cpuSeconds(pid: $1, includingReapedChildren: $1 == pid) }
+    }
+
+    static func cpuSeconds(pid: Int32, includingReapedChildren: Bool) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // After the command name: state is field 3; utime and stime are fields 14 and 15.
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 15, let user = Double(fields[11]), let system = Double(fields[12]),
+              let childUser = Double(fields[13]), let childSystem = Double(fields[14]) else { return 0 }
+        // Reaped children of the server: its ended workers, and pg_ctl/initdb, which ran before the first level.
+        let children = includingReapedChildren ? childUser + childSystem : 0
+        return (user + system + children) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func residentKilobytes() -> Int {
+        processIDs().reduce(0) { $0 + Self.residentKilobytes(pid: $1) }
+    }
+
+    static func residentKilobytes(pid: Int32) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return 0 }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             return Int(line.split(separator: " ")[1]) ?? 0

@@ -32,7 +32,7 @@ struct DemoCommand: AsyncParsableCommand {
     var keepRunning = false
 
     func run() async throws {
-        var config = server.makeConfig()
+        var config = try server.makeConfig()
         if config.port == 8080 && !keepRunning { config.port = 0 }
         let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
         let app = SpeakerSyncApplication(config: config, logger: logger)

@@ -71,7 +71,7 @@ struct EvalCommand: AsyncParsableCommand {
         if let url {
             serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         } else {
-            var config = server.makeConfig()
+            var config = try server.makeConfig()
             if config.port == 8080 { config.port = 0 }
             let started = SpeakerSyncApplication(config: config, logger: logger)
             let port = try started.start()

@@ -10,7 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = makeLogger(level: server.logLevel)
-        let app = SpeakerSyncApplication(config: server.makeConfig(), logger: logger)
+        let app = SpeakerSyncApplication(config: try server.makeConfig(), logger: logger)
         let port = try app.start()
         logger.info("SpeakerSync listening", metadata: ["ws": "ws://\(server.host):\(port)/v1/listen", "http": "http://\(server.host):\(port)/v1/conversations"])
         await waitForTermination()

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ProviderIsolation
 import SpeakerSyncServer
 
 /// Options shared by commands that run a server (serve, demo).
@@ -22,13 +23,55 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
-    func makeConfig() -> ServerConfig {
+    @Option(name: .customLong("provider-isolation"), help: ArgumentHelp(
+        "Where providers run: process (one worker process per plugin file; default), session (one per session) or none (in the server: benchmarks, debugging).",
+        valueName: "mode"))
+    var providerIsolation: ProviderIsolationMode = ProviderIsolationMode(rawValue: ProcessInfo.processInfo.environment["SPEAKERSYNC_PROVIDER_ISOLATION"] ?? "") ?? ProviderIsolationConfig.default.mode
+
+    @Option(name: .customLong("provider-memory-limit-mb"), help: "Memory limit of each provider worker in MiB (RLIMIT_DATA); 0 for none.")
+    var providerMemoryLimitMegabytes: UInt64 = (ProviderIsolationConfig.default.memoryLimitBytes ?? 0) >> 20
+
+    @Option(name: .customLong("provider-deadline"), help: ArgumentHelp(
+        "Watchdog deadline of a provider call, repeatable: load=60, create=30, push=10, finalize=120, embed=60 (seconds).",
+        valueName: "call=seconds"))
+    var providerDeadlines: [String] = []
+
+    @Option(name: .customLong("provider-nice"), help: "How much lower than the server provider workers run (nice, 0-19).")
+    var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
+
+    func makeConfig() throws -> ServerConfig {
         var config = ServerConfig.default
         config.host = host
         config.port = port
         config.databaseURL = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let dataDirectory { config.dataDirectory = dataDirectory }
         if let pluginsDirectory { config.pluginsDirectory = pluginsDirectory }
+        config.providerIsolation.mode = providerIsolation
+        config.providerIsolation.memoryLimitBytes = providerMemoryLimitMegabytes == 0 ? nil : providerMemoryLimitMegabytes << 20
+        config.providerIsolation.niceIncrement = max(0, min(19, providerNice))
+        config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         return config
     }
+
+    /// `call=seconds` pairs over the default deadlines.
+    static func deadlines(_ pairs: [String]) throws -> ProviderDeadlines {
+        var deadlines = ProviderDeadlines.default
+        for pair in pairs {
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let seconds = Double(parts[1]), seconds > 0, seconds.isFinite else {
+                throw ValidationError("--provider-deadline takes call=seconds (e.g. push=10), not '\(pair)'")
+            }
+            switch parts[0] {
+            case "load": deadlines.loadSeconds = seconds
+            case "create": deadlines.createSeconds = seconds
+            case "push": deadlines.pushSeconds = seconds
+            case "finalize": deadlines.finalizeSeconds = seconds
+            case "embed": deadlines.embedVoiceSeconds = seconds
+            default: throw ValidationError("--provider-deadline: unknown call '\(parts[0])' (load, create, push, finalize, embed)")
+            }
+        }
+        return deadlines
+    }
 }
+
+extension ProviderIsolationMode: ExpressibleByArgument {}

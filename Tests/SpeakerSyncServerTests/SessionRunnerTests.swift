@@ -28,7 +28,7 @@ import SpeakerSyncClient
         config.knownProviders = Set(plugins.providers.map(\.id))
         config.idleIntervalSeconds = idleIntervalSeconds
         let environment = SessionEnvironment(
-            transport: transport, store: store, plugins: plugins, claims: claims, merge: .default,
+            transport: transport, store: store, providers: plugins, claims: claims, merge: .default,
             protocolConfig: config, serverVersion: "test", logger: logger
         )
         let id = ConnectionID(rawValue: Self.nextConnection.add(1, ordering: .relaxed).newValue)

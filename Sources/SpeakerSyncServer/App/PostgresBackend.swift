@@ -6,22 +6,38 @@ import TranscriptMerge
 
 /// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
-final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, Sendable {
+final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, @unchecked Sendable {
     let writer: StoreWriter
     let repository: ConversationRepository
+    /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
+    let lease: ServerLease
+    private let leaseTimer: any DispatchSourceTimer
 
+    /// Migrates, takes this server's lease, and marks interrupted the conversations that servers which
+    /// died left active (their sessions can be resumed).
     init(connectionString: String, schemaDirectory: URL, logger: Logger) throws {
         do {
             let connection = try PGConnection(connectionString: connectionString)
             try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
             writer = try StoreWriter(connectionString: connectionString, logger: logger)
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
+            lease = try ServerLease(connectionString: connectionString, logger: logger)
+            let orphans = try lease.sweepOrphans()
+            if orphans > 0 {
+                logger.warning("conversations left active by a server that stopped are now interrupted", metadata: ["count": "\(orphans)"])
+            }
         } catch let error as PGError where error.code == .connectionFailed {
             throw ServerError(code: .databaseUnavailable, message: error.message)
         }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "speakersync.server-lease"))
+        timer.schedule(deadline: .now() + 30, repeating: 30, leeway: .seconds(5))
+        timer.setEventHandler { [lease] in lease.renew() }
+        timer.resume()
+        leaseTimer = timer
     }
 
     func shutdown() {
+        leaseTimer.cancel()
         writer.shutdown()
     }
 
@@ -112,7 +128,7 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, S
             let count = counts[record.state.id] ?? (0, 0)
             return ConversationSummary(
                 id: record.state.id, deviceID: record.state.deviceID, provider: record.state.provider,
-                sampleRate: record.state.sampleRate, status: record.state.status.rawValue,
+                sampleRate: record.state.sampleRate, status: record.state.status.rawValue, statusReason: record.state.statusReason,
                 audioSeconds: record.state.audioSeconds, startedAt: record.startedAt, endedAt: record.endedAt,
                 wordCount: count.total, unlabelledWordCount: count.unlabelled,
                 speakers: speakers[record.state.id] ?? []

@@ -1,4 +1,5 @@
 import Foundation
+import ProviderIsolation
 import SessionProtocol
 import TranscriptMerge
 
@@ -18,11 +19,13 @@ public struct ServerConfig: Sendable {
     public var session: SessionConfig
     /// Largest WebSocket message accepted (bigger ones get `frame_too_large`).
     public var maxMessageBytes: Int
+    /// Where provider plugins run: worker processes (`process`, the default; `session`) or this process.
+    public var providerIsolation: ProviderIsolationConfig
 
     public static let `default` = ServerConfig(
         host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),
         pluginsDirectory: nil, schemaDirectory: nil, merge: .default, session: .default,
-        maxMessageBytes: SessionConfig.default.maxTextFrameBytes
+        maxMessageBytes: SessionConfig.default.maxTextFrameBytes, providerIsolation: .default
     )
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PluginHost
 import PostgresClient
+import ProviderIsolation
 import SessionProtocol
 import Synchronization
 import WebSocketTransport
@@ -20,7 +21,8 @@ public final class SpeakerSyncApplication: Sendable {
         var cluster: EmbeddedPostgresCluster?
         var backend: PostgresBackend
         var server: WebSocketServer
-        var plugins: PluginRegistry
+        var sessions: SessionManager
+        var providers: any ProviderHost
         var port: Int
         var connectionString: String
     }
@@ -34,6 +36,7 @@ public final class SpeakerSyncApplication: Sendable {
     @discardableResult
     public func start() throws -> Int {
         var cluster: EmbeddedPostgresCluster?
+        var providerHost: (any ProviderHost)?
         let connectionString: String
         if let url = config.databaseURL {
             connectionString = url
@@ -46,25 +49,36 @@ public final class SpeakerSyncApplication: Sendable {
         do {
             let schema = try ResourceLocator.schemaDirectory(config.schemaDirectory)
             let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, logger: logger)
-            let plugins = PluginRegistry(directory: ResourceLocator.pluginsDirectory(config.pluginsDirectory), logger: logger)
+            let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
+            let plugins: any ProviderHost
+            switch config.providerIsolation.mode {
+            case .none:
+                plugins = PluginRegistry(directory: pluginsDirectory, logger: logger)
+            case .process, .session:
+                plugins = try IsolatedProviderHost(directory: pluginsDirectory, config: config.providerIsolation, logger: logger)
+            }
+            providerHost = plugins
             var sessionConfig = config.session
             sessionConfig.knownProviders = Set(plugins.providers.map(\.id))
             // New sessions that name no provider get the best one loaded: speakerkit, else the energy baseline.
             sessionConfig.defaultProvider = ["speakerkit", "energy", "none"].first { sessionConfig.knownProviders!.contains($0) }
             let manager = SessionManager()
-            let api = APIHandler(reader: backend, voices: backend, plugins: plugins, defaultProvider: sessionConfig.defaultProvider, logger: logger)
+            let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
+                                 isolation: config.providerIsolation.mode.rawValue, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
             let server = try WebSocketServer(config: transportConfig, webSocketHandler: manager, httpHandler: api, logger: logger)
             manager.bind(SessionEnvironment(
-                transport: server, store: backend, plugins: plugins, claims: ConversationClaims(),
-                merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version, logger: logger
+                transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
+                merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
+                serverInstance: backend.lease.instance, logger: logger
             ))
             let port = try server.start()
             state.withLock {
-                $0 = Running(cluster: cluster, backend: backend, server: server, plugins: plugins, port: port, connectionString: connectionString)
+                $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins, port: port,
+                             connectionString: connectionString)
             }
             logger.info("providers", metadata: [
                 "loaded": "\(plugins.providers.map(\.id).joined(separator: ","))",
@@ -72,6 +86,7 @@ public final class SpeakerSyncApplication: Sendable {
             ])
             return port
         } catch {
+            providerHost?.shutdown()
             cluster?.stop()
             throw error
         }
@@ -82,14 +97,20 @@ public final class SpeakerSyncApplication: Sendable {
     /// The libpq connection string of the database in use (for `psql` instructions and tests).
     public var databaseConnectionString: String? { state.withLock { $0?.connectionString } }
 
-    /// Stops listening, flushes the store, stops the embedded cluster. Idempotent.
+    /// Stops listening, lets open sessions store what they have (as interrupted), stops the provider
+    /// workers, flushes the store, stops the embedded cluster. Idempotent.
     public func shutdown() {
         guard let running = state.withLock({ value -> Running? in
             let current = value
             value = nil
             return current
         }) else { return }
-        running.server.shutdown()
+        // Sessions store what they have as interrupted (resumable) before the providers and the store stop.
+        let unfinished = running.sessions.stopSessions(timeoutSeconds: 10) { running.server.shutdown() }
+        if unfinished > 0 {
+            logger.warning("sessions still storing at shutdown; the next start marks them interrupted", metadata: ["sessions": "\(unfinished)"])
+        }
+        running.providers.shutdown()
         running.backend.shutdown()
         running.cluster?.stop()
     }

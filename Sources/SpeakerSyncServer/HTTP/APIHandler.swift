@@ -9,18 +9,21 @@ import WebSocketTransport
 final class APIHandler: HTTPHandler, Sendable {
     private let reader: any ConversationReader
     private let voices: (any VoiceDirectory)?
-    private let plugins: PluginRegistry
+    private let providers: any ProviderHost
     private let defaultProvider: String?
+    /// How providers run (`process`, `session`, `none`), as `/v1/providers` reports it.
+    private let isolation: String
     private let logger: Logger
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
-    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, plugins: PluginRegistry,
-         defaultProvider: String? = nil, logger: Logger) {
+    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
+         defaultProvider: String? = nil, isolation: String = "none", logger: Logger) {
+        self.isolation = isolation
         self.reader = reader
         self.voices = voices
         self.defaultProvider = defaultProvider
-        self.plugins = plugins
+        self.providers = providers
         self.logger = logger
     }
 
@@ -51,7 +54,7 @@ final class APIHandler: HTTPHandler, Sendable {
             return Self.json(health)
         case .providers:
             return Self.json([
-                "providers": plugins.providers.map { provider -> [String: Any] in
+                "providers": providers.providers.map { provider -> [String: Any] in
                     var object: [String: Any] = [
                         "id": provider.id, "name": provider.name, "version": provider.version,
                         "description": provider.description, "latency_class": provider.latencyClass.rawValue,
@@ -61,9 +64,18 @@ final class APIHandler: HTTPHandler, Sendable {
                     case .builtin: object["kind"] = "builtin"
                     case .plugin(let path): object["kind"] = "plugin"; object["path"] = path
                     }
+                    switch providers.status(of: provider.id) {
+                    case .available:
+                        object["available"] = true
+                    case .unavailable(let reason, let retryAfter):
+                        object["available"] = false
+                        object["unavailable_reason"] = reason
+                        if let retryAfter { object["retry_after_seconds"] = Int(retryAfter.rounded(.up)) }
+                    }
                     return object
                 },
-                "failed": plugins.failures.map { failure -> [String: Any] in
+                "isolation": isolation,
+                "failed": providers.failures.map { failure -> [String: Any] in
                     ["path": failure.path, "code": failure.code.rawValue, "reason": failure.message]
                 },
             ])
@@ -92,7 +104,7 @@ final class APIHandler: HTTPHandler, Sendable {
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
         case .enrolPerson, .listPeople, .deletePerson, .saveSpeakerAsPerson:
             guard let voices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no people") }
-            return try PeopleRoutes(voices: voices, reader: reader, plugins: plugins, defaultProvider: defaultProvider, logger: logger).answer(route, request)
+            return try PeopleRoutes(voices: voices, reader: reader, providers: providers, defaultProvider: defaultProvider, logger: logger).answer(route, request)
         }
     }
 

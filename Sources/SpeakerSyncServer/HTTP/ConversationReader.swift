@@ -8,6 +8,8 @@ public struct ConversationSummary: Sendable {
     public var provider: String
     public var sampleRate: Int?
     public var status: String
+    /// Why it is interrupted ("provider speakerkit crashed: signal 11 (SIGSEGV)"); nil otherwise.
+    public var statusReason: String?
     public var audioSeconds: Double
     public var startedAt: Date?
     public var endedAt: Date?
@@ -18,7 +20,8 @@ public struct ConversationSummary: Sendable {
     public var jsonObject: [String: Any] {
         [
             "id": id, "device_id": deviceID, "provider": provider,
-            "sample_rate": sampleRate as Any? ?? NSNull(), "status": status, "audio_seconds": audioSeconds,
+            "sample_rate": sampleRate as Any? ?? NSNull(), "status": status,
+            "status_reason": statusReason as Any? ?? NSNull(), "audio_seconds": audioSeconds,
             "started_at": startedAt.map(Self.timestamp) as Any? ?? NSNull(),
             "ended_at": endedAt.map(Self.timestamp) as Any? ?? NSNull(),
             "word_count": wordCount, "unlabelled_word_count": unlabelledWordCount,

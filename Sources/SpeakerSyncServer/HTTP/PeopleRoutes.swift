@@ -16,7 +16,7 @@ import WebSocketTransport
 struct PeopleRoutes {
     let voices: any VoiceDirectory
     let reader: any ConversationReader
-    let plugins: PluginRegistry
+    let providers: any ProviderHost
     /// The server's default provider (what sessions without one get), used when enrolment names none.
     let defaultProvider: String?
     let logger: Logger
@@ -29,7 +29,7 @@ struct PeopleRoutes {
             let deviceID = try required("device_id", request)
             let name = try validName(try required("name", request))
             let provider = request.query["provider"] ?? defaultProvider ?? "speakerkit"
-            guard plugins.supportsVoiceEmbedding(providerID: provider) else {
+            guard providers.supportsVoiceEmbedding(providerID: provider) else {
                 throw APIError(status: 400, code: "provider_cannot_enrol", message: "provider '\(provider)' computes no voice embeddings; use one that does (speakerkit)")
             }
             let audio: AudioBuffer
@@ -44,7 +44,9 @@ struct PeopleRoutes {
             }
             let embedding: [Float]
             do {
-                embedding = try plugins.embedVoice(providerID: provider, samples: audio.samples)
+                embedding = try providers.embedVoice(providerID: provider, samples: audio.samples)
+            } catch where [.providerCrashed, .providerHung, .providerUnavailable].contains(error.code) {
+                throw APIError(status: 503, code: "provider_unavailable", message: error.message)
             } catch {
                 throw APIError(status: 422, code: "no_usable_voice", message: error.message)
             }

@@ -18,7 +18,7 @@ struct LiveSession {
     var conversation: ConversationState
     var merger: TranscriptMerger
     var speakers: SpeakerRegistry
-    var engine: DiarizationInstance?
+    var engine: (any ProviderSession)?
     var resampler: StreamingResampler?
     var inputSampleCount = 0
     var finalized = false

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 import Synchronization
 import WebSocketTransport
@@ -34,6 +35,21 @@ final class SessionManager: WebSocketHandler, Sendable {
 
     func closed(_ connection: ConnectionID, code: UInt16?) {
         runners.withLock { $0.removeValue(forKey: connection) }?.closed()
+    }
+
+    /// The server is stopping: every open session is told so (an interrupted conversation then says
+    /// "the server stopped"), `closeConnections` closes the sockets, and this waits until each session
+    /// has stored what it had, at most `timeoutSeconds`. Returns the sessions still not done.
+    func stopSessions(timeoutSeconds: Double, closeConnections: () -> Void) -> Int {
+        let open = runners.withLock { Array($0.values) }
+        let group = DispatchGroup()
+        for runner in open {
+            group.enter()
+            runner.serverStopping { group.leave() }
+        }
+        closeConnections()
+        guard group.wait(timeout: .now() + timeoutSeconds) == .timedOut else { return 0 }
+        return open.filter { !$0.isReleased }.count
     }
 
     var connectionCount: Int { runners.withLock { $0.count } }

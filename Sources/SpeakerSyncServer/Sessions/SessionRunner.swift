@@ -13,15 +13,22 @@ import WebSocketTransport
 struct SessionEnvironment: Sendable {
     var transport: any SessionTransport
     var store: any SessionStore
-    var plugins: PluginRegistry
+    /// The providers: in this process (`--provider-isolation none`) or in worker processes.
+    var providers: any ProviderHost
     var claims: ConversationClaims
     var merge: MergeConfig
     var protocolConfig: SessionConfig
     var serverVersion: String
+    /// This server's lease number, written into the conversations it runs (nil: a store without leases).
+    var serverInstance: Int? = nil
     var logger: Logger
     /// Audio queued for a session beyond this pauses reading from its socket until it drains.
     var backlogPauseBytes: Int = 8 << 20
     var backlogResumeBytes: Int = 2 << 20
+    /// Audio handed to a provider worker and not yet processed beyond this pauses reading from the
+    /// socket too (a worker slower than the device must not make the server buffer without bound).
+    var providerBacklogPauseSamples: Int = 60 * 16_000
+    var providerBacklogResumeSamples: Int = 15 * 16_000
 }
 
 /// One WebSocket session: feeds the pure `SessionStateMachine` and carries out its actions.
@@ -45,6 +52,13 @@ final class SessionRunner: @unchecked Sendable {
     private var releaseWaiters: [@Sendable () -> Void] = []
     private var idleTimer: (any DispatchSourceTimer)?
     private let encoder = ServerMessageEncoder()
+    /// Why the session is ending, when a server-side failure says it better than the state machine's
+    /// reason (a provider's crash, the server stopping): stored with the interrupted conversation.
+    private var endReason: String?
+    /// Runs once the provider's final turns are in (finalize or teardown waits for them).
+    private var afterProviderFinal: (() -> Void)?
+    /// Whether reading is paused because the provider has too much audio in flight.
+    private var providerBacklogPaused = false
 
     // Shared with the service thread.
     private let backlogBytes = Atomic<Int>(0)
@@ -100,11 +114,32 @@ final class SessionRunner: @unchecked Sendable {
             }
             queue.async {
                 self.run(self.machine.receivedBinary(bytes))
-                let remaining = self.backlogBytes.subtract(bytes.count, ordering: .relaxed).newValue
-                if remaining < self.environment.backlogResumeBytes, self.receivingPaused.exchange(false, ordering: .relaxed) {
-                    self.environment.transport.setReceivingPaused(false, for: self.connection)
-                }
+                self.backlogBytes.subtract(bytes.count, ordering: .relaxed)
+                self.resumeReceivingIfDrained()
             }
+        }
+    }
+
+    /// Resumes reading once both the queued frames and the provider's audio in flight have drained.
+    /// Queue only.
+    private func resumeReceivingIfDrained() {
+        let pending = live?.engine?.pendingSampleCount ?? 0
+        if providerBacklogPaused, pending < environment.providerBacklogResumeSamples {
+            providerBacklogPaused = false
+        }
+        if backlogBytes.load(ordering: .relaxed) < environment.backlogResumeBytes, !providerBacklogPaused,
+           receivingPaused.exchange(false, ordering: .relaxed) {
+            environment.transport.setReceivingPaused(false, for: connection)
+        }
+    }
+
+    /// Pauses reading while the provider has more audio in flight than the limit. Queue only.
+    private func pauseReceivingIfProviderBehind() {
+        guard let pending = live?.engine?.pendingSampleCount, pending > environment.providerBacklogPauseSamples,
+              !providerBacklogPaused else { return }
+        providerBacklogPaused = true
+        if !receivingPaused.exchange(true, ordering: .relaxed) {
+            environment.transport.setReceivingPaused(true, for: connection)
         }
     }
 
@@ -119,6 +154,18 @@ final class SessionRunner: @unchecked Sendable {
             self.run(self.machine.peerClosed())
         }
     }
+
+    /// The server is stopping: a teardown from here on stores "the server stopped" as the reason;
+    /// `done` runs once the session has stored what it had (at once if it never started one).
+    func serverStopping(_ done: @escaping @Sendable () -> Void) {
+        queue.async {
+            if self.endReason == nil { self.endReason = "the server stopped" }
+            self.whenReleased(done)
+        }
+    }
+
+    /// Whether the session has stored its last step (any thread; for shutdown's report).
+    var isReleased: Bool { queue.sync { live == nil || released } }
 
     /// Another session takes this conversation over: stop, flush, and return once stored.
     /// Called from the new session's queue; blocks it until this session's writes are committed.
@@ -159,15 +206,19 @@ final class SessionRunner: @unchecked Sendable {
             environment.transport.send(text: encoder.encode(message), to: connection)
         case .close(let code, let reason):
             environment.transport.close(connection, code: code, reason: reason)
-        case .teardown:
-            teardown()
+        case .teardown(let reason):
+            teardown(reason: endReason ?? Self.describe(reason))
         }
     }
 
     private func begin(_ request: StartRequest) {
-        guard environment.plugins.provider(id: request.provider) != nil else {
-            let known = environment.plugins.providers.map(\.id).joined(separator: ", ")
+        guard environment.providers.provider(id: request.provider) != nil else {
+            let known = environment.providers.providers.map(\.id).joined(separator: ", ")
             run(machine.failed(ProtocolError(.unknownProvider, "unknown provider '\(request.provider)'; this server has: \(known)")))
+            return
+        }
+        if case .unavailable(let reason, _) = environment.providers.status(of: request.provider) {
+            run(machine.failed(ProtocolError(.providerUnavailable, "provider \(request.provider) is unavailable: \(reason)")))
             return
         }
         let conversationID = request.conversationID ?? UUID().uuidString.lowercased()
@@ -188,24 +239,22 @@ final class SessionRunner: @unchecked Sendable {
         var session = LiveSession(
             request: request, conversationID: conversationID, stored: stored, merge: environment.merge
         )
-        if let provider = environment.plugins.provider(id: request.provider), case .plugin = provider.kind {
+        session.conversation.serverInstance = environment.serverInstance
+        if let provider = environment.providers.provider(id: request.provider), case .plugin = provider.kind {
             do {
-                session.engine = try environment.plugins.makeInstance(
+                let sessionRequest = ProviderSessionRequest(
                     providerID: request.provider, sessionID: session.sessionToken, sampleRate: 16_000,
-                    optionsJSON: request.optionsJSON, knownSpeakers: knownVoices(for: &session)
-                )
+                    optionsJSON: request.optionsJSON, knownSpeakers: knownVoices(for: &session))
+                session.engine = try environment.providers.makeSession(sessionRequest, queue: queue) { [weak self] event in
+                    self?.providerEvent(event)
+                }
                 if request.sampleRate != 16_000 {
                     session.resampler = try StreamingResampler(inputRate: request.sampleRate)
                 }
             } catch {
-                // Options the plugin refused are the client's mistake; anything else is the provider's failure.
-                let failure = if let refused = error as? PluginError, refused.code == .invalidOptions {
-                    ProtocolError(.invalidOptions, "provider \(request.provider) refused the options: \(refused.message)")
-                } else {
-                    ProtocolError(.providerFailed, "provider \(request.provider) could not start: \(error)")
-                }
+                session.engine?.close()
                 environment.claims.release(conversationID, by: self)
-                run(machine.failed(failure))
+                run(machine.failed(Self.startFailure(error, provider: request.provider)))
                 return
             }
         }
@@ -228,11 +277,27 @@ final class SessionRunner: @unchecked Sendable {
         }
     }
 
+    /// Options the plugin refused are the client's mistake; a provider held back after crashes is
+    /// unavailable for now; anything else is the provider's failure.
+    private static func startFailure(_ error: any Error, provider: String) -> ProtocolError {
+        guard let error = error as? PluginError else {
+            return ProtocolError(.providerFailed, "provider \(provider) could not start: \(error)")
+        }
+        switch error.code {
+        case .invalidOptions:
+            return ProtocolError(.invalidOptions, "provider \(provider) refused the options: \(error.message)")
+        case .providerUnavailable:
+            return ProtocolError(.providerUnavailable, "provider \(provider) is unavailable: \(error.message)")
+        default:
+            return ProtocolError(.providerFailed, "provider \(provider) could not start: \(error)")
+        }
+    }
+
     /// The voices the provider should recognise from the start: the device's enrolled people, and this
     /// conversation's speakers from earlier sessions (bound to their labels, so a reconnect keeps them).
     private func knownVoices(for session: inout LiveSession) -> [KnownSpeaker] {
         let provider = session.request.provider
-        guard environment.plugins.supportsVoiceEmbedding(providerID: provider) else { return [] }
+        guard environment.providers.supportsVoiceEmbedding(providerID: provider) else { return [] }
         let voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord])
         do {
             voices = try environment.store.voices(deviceID: session.request.deviceID, conversationID: session.conversationID, provider: provider)
@@ -260,15 +325,14 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     /// Keeps each speaker's voice profile from this session's provider, so a reconnect (or "save as
-    /// person") finds them. Called once the provider has finalized, before it is released.
-    private func saveVoiceProfiles(_ engine: DiarizationInstance) {
-        guard let session = live, engine.supportsSpeakerProfiles else { return }
+    /// person") finds them. Called with the provider's final result, which carries the profiles.
+    private func saveVoiceProfiles(_ profiles: [Int32: SpeakerProfile]) {
+        guard let session = live, !profiles.isEmpty else { return }
         let provider = session.request.provider
         let prefix = "\(provider)/\(session.sessionToken):"
         var best: [String: SpeakerProfileRecord] = [:]
         for (scoped, label) in session.speakers.keyLabels where scoped.hasPrefix(prefix) {
-            guard let index = Int32(scoped.dropFirst(prefix.count)),
-                  let profile = try? engine.speakerProfile(speaker: index) else { continue }
+            guard let index = Int32(scoped.dropFirst(prefix.count)), let profile = profiles[index] else { continue }
             let resolved = session.speakers.resolve(label)
             if best[resolved].map({ $0.speechSeconds < profile.durationSeconds }) ?? true {
                 best[resolved] = SpeakerProfileRecord(label: resolved, embedding: profile.embedding, speechSeconds: profile.durationSeconds)
@@ -286,21 +350,31 @@ final class SessionRunner: @unchecked Sendable {
         live!.inputSampleCount += samples.count
         live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
         guard let engine = live!.engine else { return }
-        let started = ContinuousClock.now
-        let startedCPU = ThreadCPUClock.seconds()
-        var providerCPUSeconds = 0.0
-        do {
-            let pcm = live!.resampler?.process(samples) ?? samples
-            if !pcm.isEmpty { try engine.push(samples: pcm) }
-            let turns = try engine.pullTurns()
-            providerCPUSeconds = ThreadCPUClock.seconds() - startedCPU
-            applyProviderTurns(turns)
-        } catch {
-            providerCPUSeconds = ThreadCPUClock.seconds() - startedCPU
+        let pcm = live!.resampler?.process(samples) ?? samples
+        // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
+        engine.push(samples: pcm)
+        pauseReceivingIfProviderBehind()
+    }
+
+    /// What the provider reports, on the queue: turns for a chunk, the final turns, or its failure.
+    private func providerEvent(_ event: ProviderEvent) {
+        guard live != nil else { return }
+        switch event {
+        case .processed(let chunk):
+            // Wall time from handing the chunk over to its turns (what the device waits for); CPU is the provider's.
+            live!.recordProcessing(.seconds(chunk.wallSeconds), cpuSeconds: chunk.cpuSeconds)
+            applyProviderTurns(chunk.turns)
+            resumeReceivingIfDrained()
+        case .finalized(let result):
+            live!.recordProcessing(cpuSeconds: result.cpuSeconds)
+            applyProviderTurns(result.turns)
+            saveVoiceProfiles(result.profiles)
+            live!.engine?.close()
+            live!.engine = nil
+            runAfterProviderFinal()
+        case .failed(let error):
             providerFailed(error)
         }
-        // Wall time covers the whole chunk (what the device waits for); CPU only the provider's part.
-        live?.recordProcessing(ContinuousClock.now - started, cpuSeconds: providerCPUSeconds)
     }
 
     private func words(_ message: WordsMessage) {
@@ -417,36 +491,47 @@ final class SessionRunner: @unchecked Sendable {
             return
         }
         live!.labelLatency.audioEnded(at: live!.nowSeconds)
-        drainProvider(finalizing: true)
-        live!.finalized = true
-        live!.conversation.status = .finalized
-        var step = PersistStep()
-        step.conversation = live!.currentConversation
-        step.conversationEnded = true
-        persist(step, delivery: .committedOnly) { [self] stored in
-            guard let live else { return }
-            run(machine.send(.speakers(wireSpeakers(live.speakers))))
-            sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
-            run(machine.send(.stats(self.live!.stats())))
-            logger.info("session finalized", metadata: live.summaryMetadata)
-            release()
-            run(machine.finalizeCompleted())
+        finishProvider { [self] in
+            guard live != nil else { return }
+            live!.finalized = true
+            live!.conversation.status = .finalized
+            var step = PersistStep()
+            step.conversation = live!.currentConversation
+            step.conversationEnded = true
+            persist(step, delivery: .committedOnly) { [self] stored in
+                guard let live else { return }
+                run(machine.send(.speakers(wireSpeakers(live.speakers))))
+                sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
+                run(machine.send(.stats(self.live!.stats())))
+                logger.info("session finalized", metadata: live.summaryMetadata)
+                release()
+                run(machine.finalizeCompleted())
+            }
         }
     }
 
     /// The connection ended without finalize: label what can be labelled and store it as interrupted,
     /// so a reconnect with the same conversation_id continues where this left off.
-    private func teardown() {
+    private func teardown(reason: String) {
         guard live != nil, !released, !tearingDown else { return }
         tearingDown = true
-        drainProvider(finalizing: true)
-        live!.finalized = true
-        live!.conversation.status = .interrupted
-        var step = PersistStep()
-        step.conversation = live!.currentConversation
-        persist(step, delivery: .firstOutcome) { [self] _ in
-            if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
-            release()
+        let store = { [self] in
+            guard live != nil else { return }
+            live!.finalized = true
+            live!.conversation.status = .interrupted
+            live!.conversation.statusReason = reason
+            var step = PersistStep()
+            step.conversation = live!.currentConversation
+            persist(step, delivery: .firstOutcome) { [self] _ in
+                if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
+                release()
+            }
+        }
+        if afterProviderFinal != nil {
+            // A finalize is waiting for the provider already: store as interrupted when it is done.
+            afterProviderFinal = store
+        } else {
+            finishProvider(then: store)
         }
     }
 
@@ -456,31 +541,57 @@ final class SessionRunner: @unchecked Sendable {
         if live == nil || released { body() } else { releaseWaiters.append(body) }
     }
 
-    private func drainProvider(finalizing: Bool) {
-        guard let engine = live?.engine else { return }
-        let startedCPU = ThreadCPUClock.seconds()
-        do {
-            if var resampler = live!.resampler {
-                let tail = resampler.flush()
-                live!.resampler = resampler
-                if !tail.isEmpty { try engine.push(samples: tail) }
-            }
-            let turns = finalizing ? try engine.finalize() : try engine.pullTurns()
-            live?.recordProcessing(cpuSeconds: ThreadCPUClock.seconds() - startedCPU)
-            applyProviderTurns(turns)
-        } catch {
-            providerFailed(error)
+    /// Asks the provider for its final turns (flushing the resampler's tail first) and runs `body` once
+    /// they are applied, or at once when there is no provider or it has failed.
+    private func finishProvider(then body: @escaping () -> Void) {
+        guard let engine = live?.engine else {
+            body()
+            return
         }
-        if finalizing {
-            saveVoiceProfiles(engine)
-            live!.engine = nil
+        afterProviderFinal = body
+        if var resampler = live!.resampler {
+            let tail = resampler.flush()
+            live!.resampler = resampler
+            if !tail.isEmpty { engine.push(samples: tail) }
         }
+        engine.finalize()
     }
 
-    private func providerFailed(_ error: any Error) {
+    private func runAfterProviderFinal() {
+        let body = afterProviderFinal
+        afterProviderFinal = nil
+        body?()
+    }
+
+    /// The provider failed (a plugin error, or its worker crashed or hung): the session ends with
+    /// `provider_failed` (1011) and what it has is stored as interrupted, so the device can resume,
+    /// with this provider or another.
+    private func providerFailed(_ error: PluginError) {
         logger.error("provider failed", metadata: ["error": "\(error)"])
+        let waiting = afterProviderFinal
+        afterProviderFinal = nil
+        live?.engine?.close()
         live?.engine = nil
-        run(machine.failed(ProtocolError(.providerFailed, "the diarization provider failed: \(error)")))
+        if tearingDown {
+            // The connection had ended already; `waiting` stores the conversation as interrupted.
+            waiting?()
+            return
+        }
+        // A finalize waiting for the final turns is abandoned: the fatal error tears the session down
+        // instead, which stores it as interrupted, not finalized.
+        let message = error.code == .providerCrashed || error.code == .providerHung
+            ? error.message : "the diarization provider failed: \(error)"
+        endReason = message
+        run(machine.failed(ProtocolError(.providerFailed, message)))
+    }
+
+    /// The stored reason of a session that ended without finalize.
+    private static func describe(_ reason: SessionEndReason) -> String {
+        switch reason {
+        case .peerClosed: "the connection closed before finalize"
+        case .idleTimeout: "no message within the idle limit"
+        case .error(let code): "the session ended with error \(code.rawValue)"
+        }
     }
 
     private func release() {

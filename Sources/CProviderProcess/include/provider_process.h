@@ -1,0 +1,57 @@
+/*
+ * provider_process.h — the few process calls Swift cannot make directly: the wait-status macros
+ * (function-like macros do not import), prctl (variadic) and posix_spawn's closefrom action (declared
+ * only for _GNU_SOURCE). Everything else ProviderIsolation needs is called from Swift (Sources/ProviderIsolation/System).
+ */
+#ifndef SPEAKERSYNC_PROVIDER_PROCESS_H
+#define SPEAKERSYNC_PROVIDER_PROCESS_H
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+static inline int speakersync_wait_exited(int status) { return WIFEXITED(status); }
+static inline int speakersync_wait_exit_status(int status) { return WEXITSTATUS(status); }
+static inline int speakersync_wait_signaled(int status) { return WIFSIGNALED(status); }
+static inline int speakersync_wait_term_signal(int status) { return WTERMSIG(status); }
+static inline int speakersync_wait_core_dumped(int status) {
+#ifdef WCOREDUMP
+    return WCOREDUMP(status);
+#else
+    (void)status;
+    return 0;
+#endif
+}
+
+/* Ask the kernel to send `signal` to this process when its parent thread exits (Linux); 0 elsewhere. */
+static inline int speakersync_set_parent_death_signal(int signal) {
+#if defined(__linux__)
+    return prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0UL, 0UL, 0UL);
+#else
+    (void)signal;
+    return 0;
+#endif
+}
+
+/* Have posix_spawn close every descriptor from `first` up in the child, so a worker never holds the
+ * server's sockets or files whatever their close-on-exec flag (glibc 2.34+). Returns 0, or an error
+ * number where the C library lacks it (the caller then relies on close-on-exec alone). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int speakersync_spawn_close_from(posix_spawn_file_actions_t *actions, int first) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, first);
+}
+#else
+static inline int speakersync_spawn_close_from(posix_spawn_file_actions_t *actions, int first) {
+    (void)actions; (void)first;
+    return 38; /* ENOSYS */
+}
+#endif
+
+#endif

@@ -1,0 +1,77 @@
+import Dispatch
+import Synchronization
+
+/// A provider session in the server's own process: a `DiarizationInstance` called on the session's
+/// queue, each event delivered before the call returns. What `--provider-isolation none` runs, and what
+/// a worker process runs for each of its instances.
+public final class InProcessProviderSession: ProviderSession, @unchecked Sendable {
+    public let providerID: String
+    public var pendingSampleCount: Int { 0 }
+    /// The instance until finalize, failure or close; confined to the session's queue.
+    private var instance: DiarizationInstance?
+    private let events: @Sendable (ProviderEvent) -> Void
+    /// Known speakers and every speaker a turn named: whose profiles finalize reports.
+    private var speakers: Set<Int32>
+
+    public init(instance: DiarizationInstance, knownSpeakers: [Int32], events: @escaping @Sendable (ProviderEvent) -> Void) {
+        self.providerID = instance.providerID
+        self.instance = instance
+        self.events = events
+        self.speakers = Set(knownSpeakers)
+    }
+
+    public func push(samples: [Float]) {
+        guard let instance else { return }
+        let started = ContinuousClock.now
+        let cpuStarted = ThreadCPUTime.seconds()
+        do {
+            if !samples.isEmpty { try instance.push(samples: samples) }
+            let turns = try instance.pullTurns()
+            note(turns)
+            events(.processed(ProviderChunkResult(
+                turns: turns, sampleCount: samples.count, wallSeconds: (ContinuousClock.now - started).inSeconds,
+                cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)))
+        } catch {
+            fail(error)
+        }
+    }
+
+    public func finalize() {
+        guard let instance else { return }
+        let cpuStarted = ThreadCPUTime.seconds()
+        do {
+            let turns = try instance.finalize()
+            note(turns)
+            var profiles: [Int32: SpeakerProfile] = [:]
+            if instance.supportsSpeakerProfiles {
+                for speaker in speakers.sorted() {
+                    if let profile = try? instance.speakerProfile(speaker: speaker) { profiles[speaker] = profile }
+                }
+            }
+            self.instance = nil
+            events(.finalized(ProviderFinalResult(turns: turns, profiles: profiles, cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)))
+        } catch {
+            fail(error)
+        }
+    }
+
+    public func close() {
+        instance = nil
+    }
+
+    private func note(_ turns: [ProviderTurn]) {
+        for turn in turns where !turn.isRemoved { speakers.insert(turn.speaker) }
+    }
+
+    private func fail(_ error: PluginError) {
+        instance = nil
+        events(.failed(error))
+    }
+}
+
+extension Duration {
+    var inSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) * 1e-18
+    }
+}

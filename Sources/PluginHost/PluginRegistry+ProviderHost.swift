@@ -1,0 +1,19 @@
+import Dispatch
+
+/// The registry as the server's provider host with `--provider-isolation none`: every provider runs in
+/// the server's own process, so a crashing plugin takes the server down (the isolation modes exist for
+/// that). Also what each worker process runs inside.
+extension PluginRegistry: ProviderHost {
+    public func status(of providerID: String) -> ProviderStatus { .available }
+
+    public func makeSession(_ request: ProviderSessionRequest, queue: DispatchQueue,
+                            events: @escaping @Sendable (ProviderEvent) -> Void) throws(PluginError) -> any ProviderSession {
+        let instance = try makeInstance(
+            providerID: request.providerID, sessionID: request.sessionID, sampleRate: request.sampleRate,
+            optionsJSON: request.optionsJSON, knownSpeakers: request.knownSpeakers)
+        return InProcessProviderSession(instance: instance, knownSpeakers: request.knownSpeakers.map(\.speaker), events: events)
+    }
+
+    /// Nothing to stop: libraries stay loaded for the process (RTLD_NODELETE).
+    public func shutdown() {}
+}

@@ -1,0 +1,114 @@
+import Dispatch
+
+/// One session's provider, wherever it runs: in the server's process (`InProcessProviderSession`
+/// around a `DiarizationInstance`) or in a worker process (ProviderIsolation's remote session).
+///
+/// Calls never wait for the provider: `push` and `finalize` hand work over, and the results come back
+/// as `ProviderEvent`s on the session's queue, in the order the work was handed over. In process the
+/// provider runs inside the call and the event is delivered before it returns; a worker delivers it
+/// later. Callers therefore treat every event as possibly arriving inside their own call.
+///
+/// Threading: call from the session's serial queue only (the one given at creation).
+public protocol ProviderSession: AnyObject, Sendable {
+    var providerID: String { get }
+    /// Samples handed to `push` whose turns have not come back yet (backpressure).
+    var pendingSampleCount: Int { get }
+    /// Hand over the next samples (16 kHz mono float). Delivers `.processed` (or `.failed`).
+    func push(samples: [Float])
+    /// No more audio. Delivers `.finalized` with the last turns and the voice profile of every speaker
+    /// the provider reported or was given (or `.failed`). Call at most once.
+    func finalize()
+    /// Release the provider instance; no event is delivered afterwards. Idempotent.
+    func close()
+}
+
+/// What a provider session reports, on the session's queue.
+public enum ProviderEvent: Sendable {
+    /// The turns one push produced (new, revised, removed).
+    case processed(ProviderChunkResult)
+    /// The final turns after `finalize`, with the speakers' voice profiles.
+    case finalized(ProviderFinalResult)
+    /// The provider failed; the session gets no further events. Crashes, hangs and plugin errors alike.
+    case failed(PluginError)
+}
+
+public struct ProviderChunkResult: Sendable {
+    public var turns: [ProviderTurn]
+    /// Samples of this push.
+    public var sampleCount: Int
+    /// From handing the samples over to the turns coming back: what the session waited.
+    public var wallSeconds: Double
+    /// CPU the provider spent on this push (thread CPU time of the call, wherever it ran).
+    public var cpuSeconds: Double
+
+    public init(turns: [ProviderTurn], sampleCount: Int, wallSeconds: Double, cpuSeconds: Double) {
+        self.turns = turns
+        self.sampleCount = sampleCount
+        self.wallSeconds = wallSeconds
+        self.cpuSeconds = cpuSeconds
+    }
+}
+
+public struct ProviderFinalResult: Sendable {
+    public var turns: [ProviderTurn]
+    /// By provider speaker index; empty for providers without speaker embeddings.
+    public var profiles: [Int32: SpeakerProfile]
+    public var cpuSeconds: Double
+
+    public init(turns: [ProviderTurn], profiles: [Int32: SpeakerProfile], cpuSeconds: Double) {
+        self.turns = turns
+        self.profiles = profiles
+        self.cpuSeconds = cpuSeconds
+    }
+}
+
+/// What a session asks a provider host for.
+public struct ProviderSessionRequest: Sendable {
+    public var providerID: String
+    public var sessionID: String
+    public var sampleRate: Int
+    public var optionsJSON: String
+    public var knownSpeakers: [KnownSpeaker]
+
+    public init(providerID: String, sessionID: String, sampleRate: Int = 16_000, optionsJSON: String,
+                knownSpeakers: [KnownSpeaker] = []) {
+        self.providerID = providerID
+        self.sessionID = sessionID
+        self.sampleRate = sampleRate
+        self.optionsJSON = optionsJSON
+        self.knownSpeakers = knownSpeakers
+    }
+}
+
+/// Whether sessions can use a provider now.
+public enum ProviderStatus: Sendable, Hashable {
+    case available
+    /// Held back (a crash loop, a worker that cannot start); `retryAfterSeconds` when that is known.
+    case unavailable(reason: String, retryAfterSeconds: Double?)
+}
+
+/// The providers a server offers and the sessions made from them: the plugin registry in the server's
+/// own process (`PluginRegistry`), or provider workers (ProviderIsolation's `IsolatedProviderHost`).
+public protocol ProviderHost: AnyObject, Sendable {
+    /// Built-ins first, then plugin providers in load order.
+    var providers: [ProviderDescriptor] { get }
+    /// Plugins and providers that could not be loaded.
+    var failures: [PluginLoadFailure] { get }
+    /// Whether new sessions can use the provider now (built-ins are always available).
+    func status(of providerID: String) -> ProviderStatus
+    func supportsVoiceEmbedding(providerID: String) -> Bool
+    /// The provider's embedding of one person's voice (enrolment). Blocking; any thread but lws's.
+    func embedVoice(providerID: String, samples: [Float]) throws(PluginError) -> [Float]
+    /// A provider session; `events` runs on `queue`. Blocking until the instance exists; call on `queue`.
+    func makeSession(_ request: ProviderSessionRequest, queue: DispatchQueue,
+                     events: @escaping @Sendable (ProviderEvent) -> Void) throws(PluginError) -> any ProviderSession
+    /// Stops whatever the host runs (workers). Sessions still open get no more events.
+    func shutdown()
+}
+
+extension ProviderHost {
+    /// The provider with this id, built-in or plugin.
+    public func provider(id: String) -> ProviderDescriptor? {
+        providers.first { $0.id == id }
+    }
+}

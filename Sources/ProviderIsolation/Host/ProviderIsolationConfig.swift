@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where provider instances run.
+public enum ProviderIsolationMode: String, Sendable, Hashable, CaseIterable {
+    /// One worker process per plugin file, all its sessions' instances inside (the default): a crash
+    /// ends that provider's sessions only, and one process keeps the models loaded for all of them.
+    case process
+    /// One worker process per session: a crash ends that session only; each session pays a process
+    /// start and its own copy of the models.
+    case session
+    /// In the server's own process, as before isolation existed: for benchmarks and debugging. A
+    /// crashing provider takes the server down.
+    case none
+}
+
+/// How the server runs its provider workers. `.default` is what `speakersync serve` uses.
+public struct ProviderIsolationConfig: Sendable {
+    public var mode: ProviderIsolationMode
+    /// The executable started as `EXECUTABLE provider-worker …`; nil: `speakersync` found beside the
+    /// running executable (the server itself when it is `speakersync`), or SPEAKERSYNC_WORKER_EXECUTABLE.
+    public var workerExecutable: String?
+    /// RLIMIT_DATA of each worker (heap, anonymous mappings, thread stacks); nil: unlimited.
+    public var memoryLimitBytes: UInt64?
+    public var deadlines: ProviderDeadlines
+    public var crashLoop: CrashLoopPolicy
+    /// How much lower than the server workers run (nice), so provider compute never starves the
+    /// server's I/O, merge and storage threads when the cores are saturated.
+    public var niceIncrement: Int32
+    /// How often the watchdog looks at the calls in flight.
+    public var watchdogIntervalSeconds: Double
+
+    public init(mode: ProviderIsolationMode, workerExecutable: String? = nil, memoryLimitBytes: UInt64?,
+                deadlines: ProviderDeadlines, crashLoop: CrashLoopPolicy, niceIncrement: Int32, watchdogIntervalSeconds: Double) {
+        self.mode = mode
+        self.workerExecutable = workerExecutable
+        self.memoryLimitBytes = memoryLimitBytes
+        self.deadlines = deadlines
+        self.crashLoop = crashLoop
+        self.niceIncrement = niceIncrement
+        self.watchdogIntervalSeconds = watchdogIntervalSeconds
+    }
+
+    /// Process isolation; each worker may use half of the machine's memory (`defaultMemoryLimitBytes`);
+    /// the default deadlines and crash-loop policy; workers at nice +5.
+    public static let `default` = ProviderIsolationConfig(
+        mode: .process, memoryLimitBytes: defaultMemoryLimitBytes, deadlines: .default, crashLoop: .default, niceIncrement: 5,
+        watchdogIntervalSeconds: 0.25)
+
+    /// Half the physical memory (at least 1 GiB). A worker holds all its provider's sessions in
+    /// `process` mode, and speakerkit's take about 30 MiB of data each (the limit counts address space
+    /// reserved for heap and thread stacks, not only what is resident: 1.6 GiB at 50 sessions, 17 MiB
+    /// resident each), so the limit must leave room for hundreds; half the machine still leaves the
+    /// server, PostgreSQL and the other workers their half when one provider leaks.
+    public static var defaultMemoryLimitBytes: UInt64 {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), pageSize = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, pageSize > 0 else { return 8 << 30 }
+        return max(1 << 30, UInt64(pages) * UInt64(pageSize) / 2)
+    }
+}

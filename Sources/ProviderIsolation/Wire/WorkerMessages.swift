@@ -1,0 +1,419 @@
+import PluginHost
+
+/// The frames between the server and a provider worker over their socket pair.
+///
+/// A frame is a little-endian `UInt32` payload length, then the payload: one kind byte and the
+/// kind's fields (`WireWriter`). Requests go server → worker, replies worker → server, in order per
+/// instance: the worker runs each instance's requests one at a time, in the order sent, and replies
+/// in that order, so the server matches a reply to the oldest request outstanding for its instance.
+public enum WorkerProtocol {
+    /// Bumped whenever a frame changes. The server passes it to the worker, which refuses another.
+    public static let version: UInt32 = 1
+    /// The largest frame either side accepts (an enrolment recording of 10 minutes is 38 MB of floats).
+    public static let maximumFrameBytes = 64 << 20
+}
+
+/// What the server asks of a worker.
+enum WorkerRequest: Equatable, Sendable {
+    /// Create an instance (check_options first, then create); reply `.created` or `.createFailed`. The
+    /// server may send the instance's pushes right behind it: they run once create has.
+    case create(CreateRequest)
+    /// Push samples, then pull every pending turn; reply `.processed` or `.instanceFailed`.
+    case push(instance: UInt64, samples: [Float])
+    /// Finalize, pull the last turns and every speaker profile; reply `.finalized` or `.instanceFailed`.
+    case finalize(instance: UInt64)
+    /// Destroy the instance; no reply.
+    case destroy(instance: UInt64)
+    /// The factory's check_options; reply `.answered` with no floats.
+    case checkOptions(request: UInt64, providerID: String, optionsJSON: String)
+    /// The factory's embed_voice; reply `.answered` with the embedding.
+    case embedVoice(request: UInt64, providerID: String, samples: [Float])
+
+    struct CreateRequest: Equatable, Sendable {
+        var instance: UInt64
+        var providerID: String
+        var sessionID: String
+        var sampleRate: Int
+        var optionsJSON: String
+        var knownSpeakers: [KnownSpeaker]
+    }
+
+    private enum Kind: UInt8 {
+        case create = 1, push, finalize, destroy, checkOptions, embedVoice
+    }
+
+    /// The whole frame, length prefix included.
+    func encoded() -> [UInt8] {
+        var writer = WireWriter(capacity: 64)
+        writer.u32(0)
+        switch self {
+        case .create(let request):
+            writer.u8(Kind.create.rawValue)
+            writer.u64(request.instance)
+            writer.string(request.providerID)
+            writer.string(request.sessionID)
+            writer.u32(UInt32(clamping: request.sampleRate))
+            writer.string(request.optionsJSON)
+            writer.u32(UInt32(request.knownSpeakers.count))
+            for known in request.knownSpeakers {
+                writer.i32(known.speaker)
+                writer.bool(known.isPermanent)
+                writer.optionalString(known.name)
+                writer.f64(known.profile.durationSeconds)
+                writer.floats(known.profile.embedding)
+            }
+        case .push(let instance, let samples):
+            return samples.withUnsafeBufferPointer { Self.pushFrame(instance: instance, samples: $0) }
+        case .finalize(let instance):
+            writer.u8(Kind.finalize.rawValue)
+            writer.u64(instance)
+        case .destroy(let instance):
+            writer.u8(Kind.destroy.rawValue)
+            writer.u64(instance)
+        case .checkOptions(let request, let providerID, let optionsJSON):
+            writer.u8(Kind.checkOptions.rawValue)
+            writer.u64(request)
+            writer.string(providerID)
+            writer.string(optionsJSON)
+        case .embedVoice(let request, let providerID, let samples):
+            writer.u8(Kind.embedVoice.rawValue)
+            writer.u64(request)
+            writer.string(providerID)
+            writer.floats(samples)
+        }
+        return Framing.sealed(writer.bytes)
+    }
+
+    /// A push frame straight from the caller's samples: the one copy audio makes on the server's side.
+    static func pushFrame(instance: UInt64, samples: UnsafeBufferPointer<Float>) -> [UInt8] {
+        var writer = WireWriter(capacity: 17 + samples.count * 4)
+        writer.u32(0)
+        writer.u8(Kind.push.rawValue)
+        writer.u64(instance)
+        writer.floats(samples)
+        return Framing.sealed(writer.bytes)
+    }
+
+    /// Decodes one payload (without its length prefix).
+    static func decode(_ payload: UnsafeRawBufferPointer) throws(WireError) -> WorkerRequest {
+        var reader = WireReader(payload)
+        let byte = try reader.u8()
+        guard let kind = Kind(rawValue: byte) else { throw WireError("unknown request kind \(byte)") }
+        let request: WorkerRequest
+        switch kind {
+        case .create:
+            let instance = try reader.u64()
+            let providerID = try reader.string()
+            let sessionID = try reader.string()
+            let sampleRate = Int(try reader.u32())
+            let options = try reader.string()
+            let count = try reader.count(minimumElementSize: 18, "known speakers")
+            var known: [KnownSpeaker] = []
+            for _ in 0 ..< count {
+                let speaker = try reader.i32()
+                let permanent = try reader.bool()
+                let name = try reader.optionalString()
+                let duration = try reader.f64()
+                let embedding = try reader.floats()
+                known.append(KnownSpeaker(speaker: speaker, profile: SpeakerProfile(embedding: embedding, durationSeconds: duration),
+                                          isPermanent: permanent, name: name))
+            }
+            request = .create(CreateRequest(instance: instance, providerID: providerID, sessionID: sessionID,
+                                            sampleRate: sampleRate, optionsJSON: options, knownSpeakers: known))
+        case .push:
+            request = .push(instance: try reader.u64(), samples: try reader.floats())
+        case .finalize:
+            request = .finalize(instance: try reader.u64())
+        case .destroy:
+            request = .destroy(instance: try reader.u64())
+        case .checkOptions:
+            request = .checkOptions(request: try reader.u64(), providerID: try reader.string(), optionsJSON: try reader.string())
+        case .embedVoice:
+            request = .embedVoice(request: try reader.u64(), providerID: try reader.string(), samples: try reader.floats())
+        }
+        guard reader.isAtEnd else { throw WireError("\(kind) request has trailing bytes") }
+        return request
+    }
+}
+
+/// One provider a worker's plugin offers, with what the server needs to route to it.
+struct WorkerProvider: Equatable, Sendable {
+    var descriptor: ProviderDescriptor
+    var supportsVoiceEmbedding: Bool
+}
+
+/// What a worker says of itself once its plugin is loaded: its first frame.
+struct WorkerManifest: Equatable, Sendable {
+    var protocolVersion: UInt32
+    var providers: [WorkerProvider]
+    var failures: [PluginLoadFailure]
+}
+
+/// What a worker tells the server.
+enum WorkerReply: Equatable, Sendable {
+    case ready(WorkerManifest)
+    case created(instance: UInt64)
+    case createFailed(instance: UInt64, error: PluginError)
+    /// The turns a push produced, the samples it consumed and the worker thread's CPU time for it.
+    case processed(instance: UInt64, sampleCount: Int, cpuSeconds: Double, turns: [ProviderTurn])
+    /// The last turns and the profile of every speaker the instance reported or was given.
+    case finalized(instance: UInt64, cpuSeconds: Double, turns: [ProviderTurn], profiles: [Int32: SpeakerProfile])
+    case instanceFailed(instance: UInt64, error: PluginError)
+    /// The answer to checkOptions (no floats) or embedVoice (the embedding).
+    case answered(request: UInt64, result: Result<[Float], PluginError>)
+    /// A log line from the worker or its plugin.
+    case log(level: UInt8, message: String, metadata: [String: String])
+
+    private enum Kind: UInt8 {
+        case ready = 64, created, createFailed, processed, finalized, instanceFailed, answered, log
+    }
+
+    /// The instance a reply is about, if any.
+    var instance: UInt64? {
+        switch self {
+        case .created(let instance), .createFailed(let instance, _), .processed(let instance, _, _, _),
+             .finalized(let instance, _, _, _), .instanceFailed(let instance, _):
+            return instance
+        case .ready, .answered, .log:
+            return nil
+        }
+    }
+
+    func encoded() -> [UInt8] {
+        var writer = WireWriter(capacity: 64)
+        writer.u32(0)
+        switch self {
+        case .ready(let manifest):
+            writer.u8(Kind.ready.rawValue)
+            writer.u32(manifest.protocolVersion)
+            writer.u32(UInt32(manifest.providers.count))
+            for provider in manifest.providers {
+                let d = provider.descriptor
+                writer.string(d.id)
+                writer.string(d.name)
+                writer.string(d.version)
+                writer.string(d.description)
+                writer.string(d.latencyClass.rawValue)
+                writer.string(d.licence)
+                if case .plugin(let path) = d.kind { writer.string(path) } else { writer.string("") }
+                writer.bool(provider.supportsVoiceEmbedding)
+            }
+            writer.u32(UInt32(manifest.failures.count))
+            for failure in manifest.failures {
+                writer.string(failure.path)
+                writer.string(failure.code.rawValue)
+                writer.string(failure.message)
+                writer.optionalString(failure.providerID)
+            }
+        case .created(let instance):
+            writer.u8(Kind.created.rawValue)
+            writer.u64(instance)
+        case .createFailed(let instance, let error):
+            writer.u8(Kind.createFailed.rawValue)
+            writer.u64(instance)
+            Self.write(error, &writer)
+        case .processed(let instance, let sampleCount, let cpuSeconds, let turns):
+            writer.u8(Kind.processed.rawValue)
+            writer.u64(instance)
+            writer.u32(UInt32(clamping: sampleCount))
+            writer.f64(cpuSeconds)
+            Self.write(turns, &writer)
+        case .finalized(let instance, let cpuSeconds, let turns, let profiles):
+            writer.u8(Kind.finalized.rawValue)
+            writer.u64(instance)
+            writer.f64(cpuSeconds)
+            Self.write(turns, &writer)
+            writer.u32(UInt32(profiles.count))
+            for (speaker, profile) in profiles.sorted(by: { $0.key < $1.key }) {
+                writer.i32(speaker)
+                writer.f64(profile.durationSeconds)
+                writer.floats(profile.embedding)
+            }
+        case .instanceFailed(let instance, let error):
+            writer.u8(Kind.instanceFailed.rawValue)
+            writer.u64(instance)
+            Self.write(error, &writer)
+        case .answered(let request, let result):
+            writer.u8(Kind.answered.rawValue)
+            writer.u64(request)
+            switch result {
+            case .success(let floats):
+                writer.bool(true)
+                writer.floats(floats)
+            case .failure(let error):
+                writer.bool(false)
+                Self.write(error, &writer)
+            }
+        case .log(let level, let message, let metadata):
+            writer.u8(Kind.log.rawValue)
+            writer.u8(level)
+            writer.string(message)
+            writer.u32(UInt32(metadata.count))
+            for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+                writer.string(key)
+                writer.string(value)
+            }
+        }
+        return Framing.sealed(writer.bytes)
+    }
+
+    static func decode(_ payload: UnsafeRawBufferPointer) throws(WireError) -> WorkerReply {
+        var reader = WireReader(payload)
+        let byte = try reader.u8()
+        guard let kind = Kind(rawValue: byte) else { throw WireError("unknown reply kind \(byte)") }
+        let reply: WorkerReply
+        switch kind {
+        case .ready:
+            let version = try reader.u32()
+            var providers: [WorkerProvider] = []
+            for _ in 0 ..< (try reader.count(minimumElementSize: 29, "providers")) {
+                let id = try reader.string(), name = try reader.string(), version = try reader.string()
+                let description = try reader.string(), latencyText = try reader.string(), licence = try reader.string()
+                let path = try reader.string()
+                let embeds = try reader.bool()
+                guard let latency = LatencyClass(rawValue: latencyText) else { throw WireError("unknown latency class '\(latencyText)'") }
+                providers.append(WorkerProvider(
+                    descriptor: ProviderDescriptor(id: id, name: name, version: version, description: description,
+                                                   latencyClass: latency, licence: licence, kind: .plugin(path: path)),
+                    supportsVoiceEmbedding: embeds))
+            }
+            var failures: [PluginLoadFailure] = []
+            for _ in 0 ..< (try reader.count(minimumElementSize: 13, "load failures")) {
+                let path = try reader.string(), codeText = try reader.string(), message = try reader.string()
+                let provider = try reader.optionalString()
+                guard let code = PluginLoadFailure.Code(rawValue: codeText) else { throw WireError("unknown load failure code '\(codeText)'") }
+                failures.append(PluginLoadFailure(path: path, code: code, message: message, providerID: provider))
+            }
+            reply = .ready(WorkerManifest(protocolVersion: version, providers: providers, failures: failures))
+        case .created:
+            reply = .created(instance: try reader.u64())
+        case .createFailed:
+            reply = .createFailed(instance: try reader.u64(), error: try readError(&reader))
+        case .processed:
+            let instance = try reader.u64()
+            let count = Int(try reader.u32())
+            let cpu = try reader.f64()
+            reply = .processed(instance: instance, sampleCount: count, cpuSeconds: cpu, turns: try readTurns(&reader))
+        case .finalized:
+            let instance = try reader.u64()
+            let cpu = try reader.f64()
+            let turns = try readTurns(&reader)
+            var profiles: [Int32: SpeakerProfile] = [:]
+            for _ in 0 ..< (try reader.count(minimumElementSize: 16, "profiles")) {
+                let speaker = try reader.i32()
+                let duration = try reader.f64()
+                profiles[speaker] = SpeakerProfile(embedding: try reader.floats(), durationSeconds: duration)
+            }
+            reply = .finalized(instance: instance, cpuSeconds: cpu, turns: turns, profiles: profiles)
+        case .instanceFailed:
+            reply = .instanceFailed(instance: try reader.u64(), error: try readError(&reader))
+        case .answered:
+            let request = try reader.u64()
+            reply = .answered(request: request, result: try reader.bool() ? .success(try reader.floats()) : .failure(try readError(&reader)))
+        case .log:
+            let level = try reader.u8()
+            let message = try reader.string()
+            var metadata: [String: String] = [:]
+            for _ in 0 ..< (try reader.count(minimumElementSize: 8, "metadata entries")) {
+                let key = try reader.string()
+                metadata[key] = try reader.string()
+            }
+            reply = .log(level: level, message: message, metadata: metadata)
+        }
+        guard reader.isAtEnd else { throw WireError("\(kind) reply has trailing bytes") }
+        return reply
+    }
+
+    private static func write(_ error: PluginError, _ writer: inout WireWriter) {
+        writer.string(error.code.rawValue)
+        writer.string(error.message)
+        writer.bool(error.status != nil)
+        writer.i32(error.status ?? 0)
+    }
+
+    private static func readError(_ reader: inout WireReader) throws(WireError) -> PluginError {
+        let codeText = try reader.string()
+        let message = try reader.string()
+        let hasStatus = try reader.bool()
+        let status = try reader.i32()
+        guard let code = PluginError.Code(rawValue: codeText) else { throw WireError("unknown plugin error code '\(codeText)'") }
+        return PluginError(code, message, status: hasStatus ? status : nil)
+    }
+
+    /// Turns as 32 bytes each: id, speaker, start, end, confidence, removed.
+    private static func write(_ turns: [ProviderTurn], _ writer: inout WireWriter) {
+        writer.u32(UInt32(turns.count))
+        for turn in turns {
+            writer.u64(turn.turnID)
+            writer.i32(turn.speaker)
+            writer.f64(turn.startSeconds)
+            writer.f64(turn.endSeconds)
+            writer.f32(Float(turn.confidence))
+            writer.bool(turn.isRemoved)
+        }
+    }
+
+    private static func readTurns(_ reader: inout WireReader) throws(WireError) -> [ProviderTurn] {
+        let count = try reader.count(minimumElementSize: 33, "turns")
+        var turns: [ProviderTurn] = []
+        turns.reserveCapacity(count)
+        for _ in 0 ..< count {
+            let id = try reader.u64(), speaker = try reader.i32(), start = try reader.f64(), end = try reader.f64()
+            let confidence = Double(try reader.f32())
+            turns.append(ProviderTurn(turnID: id, speaker: speaker, startSeconds: start, endSeconds: end,
+                                      confidence: confidence, isRemoved: try reader.bool()))
+        }
+        return turns
+    }
+}
+
+/// Length prefixes: sealing a frame and cutting a byte stream back into frames.
+enum Framing {
+    /// Writes the payload length into the first four bytes (which `encoded()` reserved).
+    static func sealed(_ bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let length = UInt32(bytes.count - 4).littleEndian
+        withUnsafeBytes(of: length) { raw in for index in 0 ..< 4 { bytes[index] = raw[index] } }
+        return bytes
+    }
+}
+
+/// Accumulates bytes read from a socket and hands out whole frames' payloads.
+struct FrameBuffer {
+    private var storage: [UInt8] = []
+    private var start = 0
+    let maximumFrameBytes: Int
+
+    init(maximumFrameBytes: Int = WorkerProtocol.maximumFrameBytes) {
+        self.maximumFrameBytes = maximumFrameBytes
+    }
+
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0, start == storage.count {
+            storage.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        storage.append(contentsOf: bytes)
+    }
+
+    /// Calls `body` with each complete payload, in order; throws when a length exceeds the maximum.
+    mutating func drain(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        while storage.count - start >= 4 {
+            let length = storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: start, as: UInt32.self))) }
+            guard length >= 1, length <= maximumFrameBytes else {
+                throw WireError("a frame of \(length) bytes (the limit is \(maximumFrameBytes))")
+            }
+            guard storage.count - start >= 4 + length else { break }
+            let payloadStart = start + 4
+            try storage.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[payloadStart ..< payloadStart + length])) }
+            start = payloadStart + length
+        }
+        // Keep the buffer from growing without bound: drop what was consumed once it dominates.
+        if start > 0, start >= storage.count / 2 {
+            storage.removeSubrange(0 ..< start)
+            start = 0
+        }
+    }
+
+    var bufferedByteCount: Int { storage.count - start }
+}
