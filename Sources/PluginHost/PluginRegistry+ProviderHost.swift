@@ -14,6 +14,9 @@ extension PluginRegistry: ProviderHost {
         return InProcessProviderSession(instance: instance, knownSpeakers: request.knownSpeakers.map(\.speaker), events: events)
     }
 
+    /// None: every provider runs in this process.
+    public var workers: [ProviderWorkerInfo] { [] }
+
     /// Nothing to stop: libraries stay loaded for the process (RTLD_NODELETE).
     public func shutdown() {}
 }

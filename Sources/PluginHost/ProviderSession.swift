@@ -102,8 +102,25 @@ public protocol ProviderHost: AnyObject, Sendable {
     /// A provider session; `events` runs on `queue`. Blocking until the instance exists; call on `queue`.
     func makeSession(_ request: ProviderSessionRequest, queue: DispatchQueue,
                      events: @escaping @Sendable (ProviderEvent) -> Void) throws(PluginError) -> any ProviderSession
+    /// The worker processes running providers now (empty when they run in the server).
+    var workers: [ProviderWorkerInfo] { get }
     /// Stops whatever the host runs (workers). Sessions still open get no more events.
     func shutdown()
+}
+
+/// One provider worker process, for `/healthz` and operators.
+public struct ProviderWorkerInfo: Sendable, Hashable {
+    public var processID: Int32
+    /// The plugin file it hosts.
+    public var pluginPath: String
+    /// Provider sessions it runs now.
+    public var sessionCount: Int
+
+    public init(processID: Int32, pluginPath: String, sessionCount: Int) {
+        self.processID = processID
+        self.pluginPath = pluginPath
+        self.sessionCount = sessionCount
+    }
 }
 
 extension ProviderHost {

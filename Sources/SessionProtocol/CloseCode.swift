@@ -12,9 +12,13 @@ public enum CloseCode {
     public static let messageTooBig: UInt16 = 1009
     /// The provider failed or the server hit a bug; stored data is kept, the client may resume.
     public static let internalError: UInt16 = 1011
-    /// The provider is unavailable for now (held back after repeated crashes); retry later, or now with
-    /// another provider.
-    public static let tryAgainLater: UInt16 = 1013
+    /// Application code: the provider is unavailable for now (held back after repeated crashes); retry
+    /// later, or now with another provider.
+    ///
+    /// RFC 6455's registry has 1013 "Try Again Later", but WebSocket stacks written against the RFC's
+    /// original list (libwebsockets 4.1, Debian's) treat 1012–2999 as reserved and fail the connection
+    /// with 1002 instead, so the device would never see it. 4001 reaches every client.
+    public static let providerUnavailable: UInt16 = 4001
     /// Application code: no frame (not even a keepalive) arrived within the idle limit.
     ///
     /// None of the RFC codes says "closed for inactivity, nothing is wrong, reconnect to resume":

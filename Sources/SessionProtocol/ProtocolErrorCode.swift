@@ -25,7 +25,8 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// mistake, so it closes like an invalid start field rather than as a provider failure.
     case invalidOptions = "invalid_options"
     /// The provider is held back after crashing repeatedly (or its worker cannot start): nothing is wrong
-    /// with the start, so it closes with 1013 "try again later", and the message says for how long.
+    /// with the start, so it closes with 4001 (try again later, or with another provider), and the
+    /// message says for how long.
     case providerUnavailable = "provider_unavailable"
 
     /// What the session does after sending this error.
@@ -55,7 +56,7 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
         case .providerFailed, .internalError:
             return .closes(CloseCode.internalError)
         case .providerUnavailable:
-            return .closes(CloseCode.tryAgainLater)
+            return .closes(CloseCode.providerUnavailable)
         }
     }
 }

@@ -296,7 +296,7 @@ import Testing
         for code in ProtocolErrorCode.allCases {
             for rejectingStart in [false, true] {
                 if let close = code.disposition(rejectingStart: rejectingStart).closeCode {
-                    #expect([1003, 1007, 1008, 1009, 1011, 1013, 4000].contains(close), "\(code)")
+                    #expect([1003, 1007, 1008, 1009, 1011, 4000, 4001].contains(close), "\(code)")
                 }
             }
         }
@@ -305,6 +305,6 @@ import Testing
         #expect(ProtocolErrorCode.storageUnavailable.disposition() == .continues)
         #expect(ProtocolErrorCode.invalidOptions.disposition() == .closes(1007))
         #expect(ProtocolErrorCode.providerFailed.disposition() == .closes(1011))
-        #expect(ProtocolErrorCode.providerUnavailable.disposition() == .closes(1013))
+        #expect(ProtocolErrorCode.providerUnavailable.disposition() == .closes(4001))
     }
 }

@@ -24,13 +24,16 @@ import WebSocketTransport
         let port: Int
         let connectionString: String
 
-        init() throws {
-            connectionString = try TestCluster.freshDatabase()
+        /// `configure` adjusts the config (plugins folder, isolation) before the server starts;
+        /// `database` reuses a database (a server started again after another).
+        init(database: String? = nil, configure: (inout ServerConfig) -> Void = { _ in }) throws {
+            connectionString = try database ?? TestCluster.freshDatabase()
             var config = ServerConfig.default
             // Tests share two cores with CPU-heavy suites; a starved client must not look idle.
             config.session.idleIntervalSeconds = 600
             config.port = 0
             config.databaseURL = connectionString
+            configure(&config)
             app = SpeakerSyncApplication(config: config, logger: EndToEndTests.logger)
             port = try app.start()
         }

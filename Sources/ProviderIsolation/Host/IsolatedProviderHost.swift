@@ -163,10 +163,16 @@ public final class IsolatedProviderHost: ProviderHost, @unchecked Sendable {
         loop.stop()
     }
 
-    /// The process ids of the running workers (tests, benchmarks).
-    public var workerProcessIDs: [Int32] {
-        slots.flatMap { $0.workers.map(\.pid) }
+    public var workers: [ProviderWorkerInfo] {
+        slots.flatMap { slot in
+            slot.workers.filter { !$0.hasEnded }.map {
+                ProviderWorkerInfo(processID: $0.pid, pluginPath: slot.pluginPath, sessionCount: $0.sessionCount)
+            }
+        }
     }
+
+    /// The process ids of the running workers (tests, benchmarks).
+    public var workerProcessIDs: [Int32] { workers.map(\.processID) }
 
     private func unknown(_ providerID: String) -> PluginError {
         if ProviderDescriptor.builtins.contains(where: { $0.id == providerID }) {

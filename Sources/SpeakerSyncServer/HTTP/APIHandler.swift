@@ -50,7 +50,21 @@ final class APIHandler: HTTPHandler, Sendable {
         case .health:
             try reader.checkHealth()
             var health: [String: Any] = ["status": "ok", "database": "ok"]
-            if let resident = ProcessMemory.residentBytes() { health["resident_bytes"] = resident }
+            // resident_bytes counts the provider workers too: that is where sessions' models and state live.
+            let server = ProcessMemory.residentBytes()
+            var total = server
+            var workers: [[String: Any]] = []
+            for worker in providers.workers {
+                let resident = ProcessMemory.residentBytes(processID: worker.processID)
+                if let resident { total = (total ?? 0) + resident }
+                workers.append([
+                    "pid": Int(worker.processID), "plugin": worker.pluginPath, "sessions": worker.sessionCount,
+                    "resident_bytes": resident as Any? ?? NSNull(),
+                ])
+            }
+            if let total { health["resident_bytes"] = total }
+            if let server { health["server_resident_bytes"] = server }
+            health["provider_workers"] = workers
             return Self.json(health)
         case .providers:
             return Self.json([
