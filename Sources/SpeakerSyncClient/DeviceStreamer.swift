@@ -202,9 +202,19 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
     }
 
     func received(_ connection: ConnectionID, message: WebSocketMessage) {
-        guard case .text(let text) = message,
-              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return }
+        guard case .text(let text) = message else { return }
         let now = ContinuousClock.now
+        // One thread reads every connection of a client: the session's closing stats (tens of KB of
+        // per-chunk and per-word figures) are kept as text, not parsed here, so that parsing them does
+        // not hold up other sessions' transcript updates (and inflate their measured latency).
+        if text.hasPrefix(#"{"type":"stats""#) {
+            state.withLock { state in
+                state.messages.append(((now - began).seconds, text))
+                state.stats = text
+            }
+            return
+        }
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return }
         state.withLock { state in
             state.messages.append(((now - began).seconds, text))
             switch object["type"] as? String {

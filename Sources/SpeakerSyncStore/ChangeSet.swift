@@ -9,6 +9,7 @@ struct ChangeSet {
     private struct TurnKey: Hashable { var conversationID: String; var turnID: String }
     private struct SpeakerKey: Hashable { var conversationID: String; var label: String }
     private struct LabelKey: Hashable { var conversationID: String; var providerKey: String }
+    private struct ProfileKey: Hashable { var conversationID: String; var label: String; var provider: String }
 
     private var conversations: [String: ConversationState] = [:]
     private var conversationOrder: [String] = []
@@ -16,6 +17,7 @@ struct ChangeSet {
     private var turns: [TurnKey: (provider: String, turn: SpeakerTurn)?] = [:]
     private var speakers: [SpeakerKey: SessionSpeaker] = [:]
     private var labels: [LabelKey: String] = [:]
+    private var profiles: [ProfileKey: SpeakerProfileRecord] = [:]
     /// The word upserts in COPY text format, encoded when the change set is built (on the writer's
     /// encoding thread, while the previous drain is still being committed).
     private(set) var wordCopyData: [UInt8] = []
@@ -32,6 +34,9 @@ struct ChangeSet {
             for (_, turnID) in step.removedTurns { turns[TurnKey(conversationID: id, turnID: turnID)] = .some(nil) }
             for speaker in step.speakers { speakers[SpeakerKey(conversationID: id, label: speaker.label)] = speaker }
             for (key, label) in step.keyLabels { labels[LabelKey(conversationID: id, providerKey: key)] = label }
+            for (provider, profile) in step.speakerProfiles {
+                profiles[ProfileKey(conversationID: id, label: profile.label, provider: provider)] = profile
+            }
         }
         encodeWordUpserts()
     }
@@ -64,6 +69,24 @@ struct ChangeSet {
         try writeSpeakers(connection)
         try writeWords(connection)
         try writeTurns(connection)
+        try writeProfiles(connection)
+    }
+
+    /// Each embedding travels as one comma-separated text element and becomes `real[]` in the statement.
+    private func writeProfiles(_ connection: PGConnection) throws {
+        guard !profiles.isEmpty else { return }
+        let rows = Array(profiles)
+        try connection.execute("""
+            INSERT INTO speaker_profiles (conversation_id, label, provider, embedding, speech_seconds)
+            SELECT u.conversation_id, u.label, u.provider, string_to_array(u.embedding, ',')::real[], u.speech_seconds
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::float8[])
+                 AS u(conversation_id, label, provider, embedding, speech_seconds)
+            ON CONFLICT (conversation_id, label, provider)
+            DO UPDATE SET embedding = EXCLUDED.embedding, speech_seconds = EXCLUDED.speech_seconds, updated_at = now()
+            """, [
+                rows.map(\.key.conversationID), rows.map(\.key.label), rows.map(\.key.provider),
+                rows.map { $0.value.embedding.map(\.pgText).joined(separator: ",") }, rows.map(\.value.speechSeconds),
+            ])
     }
 
     private func writeConversations(_ connection: PGConnection) throws {

@@ -37,23 +37,6 @@ extension ConversationRepository {
         }
     }
 
-    public func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws {
-        guard !profiles.isEmpty else { return }
-        try withConnection { connection in
-            try connection.transaction { connection in
-                for profile in profiles {
-                    _ = try connection.execute(
-                        """
-                        INSERT INTO speaker_profiles (conversation_id, label, provider, embedding, speech_seconds)
-                        VALUES ($1, $2, $3, $4::real[], $5)
-                        ON CONFLICT (conversation_id, label, provider)
-                        DO UPDATE SET embedding = EXCLUDED.embedding, speech_seconds = EXCLUDED.speech_seconds, updated_at = now()
-                        """, [conversationID, profile.label, provider, profile.embedding, profile.speechSeconds])
-                }
-            }
-        }
-    }
-
     public func speakerProfiles(conversationID: String, provider: String) throws -> [SpeakerProfileRecord] {
         try withConnection { connection in
             let result = try connection.query(

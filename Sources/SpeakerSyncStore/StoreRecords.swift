@@ -47,13 +47,16 @@ public struct PersistStep: Sendable {
     public var speakers: [SessionSpeaker] = []
     /// provider-scoped key → label assignments made in this step.
     public var keyLabels: [String: String] = [:]
+    /// Voice profiles of the conversation's speakers in a provider's embedding space (kept at the end
+    /// of each session, so a reconnect recognises them).
+    public var speakerProfiles: [(provider: String, profile: SpeakerProfileRecord)] = []
     public var conversationEnded = false
 
     public init() {}
 
     public var isEmpty: Bool {
         conversation == nil && changedWords.isEmpty && removedWords.isEmpty && upsertedTurns.isEmpty
-            && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && !conversationEnded
+            && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && speakerProfiles.isEmpty && !conversationEnded
     }
 }
 

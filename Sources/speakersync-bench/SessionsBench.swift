@@ -40,7 +40,7 @@ struct SessionsBench: AsyncParsableCommand {
         let server = try ServerProcess(databaseURL: databaseURL, isolation: isolation)
         defer { server.stop() }
         print("server pid \(server.pid) on port \(server.port), provider \(provider), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
-        print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session")
+        print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session  label p50 ms  p95 ms")
         for level in levels.split(separator: ",").compactMap({ Int($0) }) {
             let result = try await runLevel(level, meeting: meeting, server: server, logger: logger)
             print(result)
@@ -103,13 +103,22 @@ struct SessionsBench: AsyncParsableCommand {
                              values[values.count / 2], values[min(values.count - 1, values.count * 99 / 100)]))
             }
         }
+        // Label latency from each session's stats (the server's own measure: words and their audio in →
+        // first transcript update giving them a speaker), parsed here, after the run.
+        let labelLatencies = reports.compactMap(\.statsMessage).flatMap { text -> [Double] in
+            let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+            return (object?["first_label_latency_seconds"] as? [NSNumber])?.map(\.doubleValue) ?? []
+        }.sorted()
+        func labelPercentile(_ p: Double) -> Double {
+            labelLatencies.isEmpty ? .nan : labelLatencies[min(labelLatencies.count - 1, Int(Double(labelLatencies.count) * p))] * 1000
+        }
         let ok = reports.filter { $0.closeCode == 1000 && $0.transcript.words.count == words.count }.count
         let peak = peakRSS.withLock { $0 }
         return String(
-            format: "%8d %4d %20.1f %7.1f %7.1f %13.1f %21.2f %14.1f %19.1f",
+            format: "%8d %4d %20.1f %7.1f %7.1f %13.1f %21.2f %14.1f %19.1f %17.0f %7.0f",
             count, ok, percentile(0.5), percentile(0.99), (latencies.last ?? .nan) * 1000,
             cpu / elapsed * 100, cpu / elapsed * 1000 / Double(count), Double(peak) / 1024,
-            Double(peak - rssBefore) / Double(count)
+            Double(peak - rssBefore) / Double(count), labelPercentile(0.5), labelPercentile(0.95)
         )
     }
 }

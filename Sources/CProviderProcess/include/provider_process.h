@@ -54,4 +54,19 @@ static inline int speakersync_spawn_close_from(posix_spawn_file_actions_t *actio
 }
 #endif
 
+/* Start the child in a session of its own (POSIX_SPAWN_SETSID, glibc 2.26+): its own process group
+ * (a terminal's Ctrl-C does not reach it) and, where the kernel groups scheduling by session
+ * (autogroup), its own scheduling group, whose weight `nice` then sets for all its threads together.
+ * Returns 0, or an error number where the C library lacks it. */
+static inline int speakersync_spawn_new_session(posix_spawnattr_t *attributes) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 26))
+    short flags = 0;
+    if (posix_spawnattr_getflags(attributes, &flags) != 0) return 22; /* EINVAL */
+    return posix_spawnattr_setflags(attributes, (short)(flags | 0x80 /* POSIX_SPAWN_SETSID */));
+#else
+    (void)attributes;
+    return 38; /* ENOSYS */
+#endif
+}
+
 #endif

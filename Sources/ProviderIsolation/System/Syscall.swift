@@ -118,8 +118,9 @@ enum Syscall {
 
     /// Starts `executable` with `childDescriptor` as its descriptor 3, standard output sent to standard
     /// error (a worker must never write into the server's stdout), no other descriptor of the server
-    /// open, in a process group of its own so that a terminal's Ctrl-C reaches the server only, which
-    /// then stops its workers itself. `environment` is `NAME=value` strings.
+    /// open, in a session of its own: a terminal's Ctrl-C reaches the server only, which then stops its
+    /// workers itself, and the kernel's autogroup scheduling weighs the worker as one group
+    /// (`lowerPriority`). `environment` is `NAME=value` strings.
     static func spawn(executable: String, arguments: [String], environment: [String], childDescriptor: Int32) throws(SystemCallError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         var attributes = posix_spawnattr_t()
@@ -130,8 +131,11 @@ enum Syscall {
         _ = posix_spawn_file_actions_adddup2(&actions, childDescriptor, WorkerChannel.childDescriptor)
         _ = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
         _ = speakersync_spawn_close_from(&actions, WorkerChannel.childDescriptor + 1)
-        _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        _ = posix_spawnattr_setpgroup(&attributes, 0)
+        if speakersync_spawn_new_session(&attributes) != 0 {
+            // Without setsid in posix_spawn, at least a process group of its own.
+            _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+            _ = posix_spawnattr_setpgroup(&attributes, 0)
+        }
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -170,13 +174,26 @@ enum Syscall {
     }
 
     /// Lowers this process's scheduling priority by `increment` (nice), so the server's latency-bound
-    /// threads win the cores when a provider's compute saturates them.
+    /// threads win the cores when a provider's compute saturates them. Linux's nice is per thread
+    /// (threads inherit it from their creator, so call this before starting any), and the kernel
+    /// shares the cores per thread: a worker with many busy threads would still outweigh the server.
+    /// Where the kernel groups scheduling by session (autogroup; the worker has a session of its own),
+    /// the group's nice is set too, which weighs all the worker's threads together.
     static func lowerPriority(by increment: Int32) throws(SystemCallError) {
         guard increment > 0 else { return }
         errno = 0
         let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
         if current == -1, errno != 0 { throw SystemCallError(call: "getpriority", errno: errno) }
-        try check("setpriority") { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, min(19, current + increment)) }
+        let nice = min(19, current + increment)
+        try check("setpriority") { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice) }
+        // Absent (no CONFIG_SCHED_AUTOGROUP) or not applying (the process is in a cgroup of its own):
+        // the per-thread nice above is what remains.
+        let fd = open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC)
+        if fd >= 0 {
+            let text = "\(nice)\n"
+            _ = text.withCString { write(fd, $0, strlen($0)) }
+            Glibc.close(fd)
+        }
     }
 
     static func setParentDeathSignal(_ signal: Int32) throws(SystemCallError) {

@@ -42,10 +42,10 @@ public struct ProviderWorkerConfig: Sendable {
 /// tells the server what it offers, then runs the instances the server asks for until the server closes
 /// the socket (or dies: the kernel then kills the worker, PR_SET_PDEATHSIG).
 ///
-/// Threads: the main thread reads requests and hands each to its instance's serial queue (the ABI's
-/// "session queue": calls on one instance never overlap, different instances run concurrently, as in
-/// the server); `WorkerOutbox`'s thread writes the replies. An instance's replies go out in the order of
-/// its requests.
+/// Threads: a pool of about one thread per core (`InstanceExecutor`) takes turns reading requests and
+/// runs each instance's calls in order, never two at once (the ABI's "session queue" rule); different
+/// instances run concurrently, as in the server. Replies are written by the thread that produced them
+/// (`WorkerOutbox`), so an instance's replies go out in the order of its requests.
 public enum ProviderWorker {
     public static func run(_ config: ProviderWorkerConfig) -> Never {
         // The kernel kills this process when the thread that spawned it (the server's worker I/O thread,
@@ -73,7 +73,7 @@ public enum ProviderWorker {
         }
         outbox.send(.ready(WorkerManifest(protocolVersion: WorkerProtocol.version, providers: providers, failures: registry.failures)))
         let server = WorkerServer(registry: registry, outbox: outbox, logger: logger)
-        server.readLoop(descriptor: descriptor)
+        server.serve(descriptor: descriptor)
     }
 }
 
@@ -82,9 +82,14 @@ final class WorkerServer: @unchecked Sendable {
     private let registry: PluginRegistry
     private let outbox: WorkerOutbox
     private let logger: Logger
-    /// Touched only on the reading thread.
+    /// Touched only by the executor thread that is reading at the time (one at a time).
     private var instances: [UInt64: WorkerInstance] = [:]
     private let utility = DispatchQueue(label: "speakersync.worker.utility", attributes: .concurrent)
+    /// Runs instance calls: in order per instance, on about one thread per core. CPU-bound provider
+    /// calls on more threads than cores only time-slice against each other and evict each other's
+    /// weights from the caches (a serial dispatch queue per instance gave 37 threads for 50 speakerkit
+    /// sessions on 2 cores).
+    private let executor = InstanceExecutor()
 
     init(registry: PluginRegistry, outbox: WorkerOutbox, logger: Logger) {
         self.registry = registry
@@ -92,10 +97,12 @@ final class WorkerServer: @unchecked Sendable {
         self.logger = logger
     }
 
-    func readLoop(descriptor: Int32) -> Never {
+    /// Serves requests until the server closes the socket; never returns. The calling thread only
+    /// waits: the executor's threads take turns reading (see `InstanceExecutor`).
+    func serve(descriptor: Int32) -> Never {
         var frames = FrameBuffer()
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        while true {
+        executor.start { [self] in
             let count: Int
             do {
                 guard let read = try Syscall.readSome(descriptor, into: chunk), read > 0 else { _exit(0) }
@@ -112,6 +119,7 @@ final class WorkerServer: @unchecked Sendable {
                 _exit(3)
             }
         }
+        while true { pause() }
     }
 
     private func handle(_ request: WorkerRequest) {
@@ -119,12 +127,13 @@ final class WorkerServer: @unchecked Sendable {
         case .create(let create):
             let instance = WorkerInstance(id: create.instance)
             instances[create.instance] = instance
-            instance.queue.async { [self] in
+            executor.submit(instance.mailbox, mayTakeLong: true) { [self] in
                 do throws(PluginError) {
                     instance.session = try registry.makeSession(
                         ProviderSessionRequest(providerID: create.providerID, sessionID: create.sessionID, sampleRate: create.sampleRate,
                                                optionsJSON: create.optionsJSON, knownSpeakers: create.knownSpeakers),
-                        queue: instance.queue, events: { [outbox] event in Self.reply(event, instance: create.instance, outbox: outbox) })
+                        queue: WorkerInstance.unusedQueue,
+                        events: { [outbox] event in Self.reply(event, instance: create.instance, outbox: outbox) })
                     outbox.send(.created(instance: create.instance))
                 } catch {
                     outbox.send(.createFailed(instance: create.instance, error: error))
@@ -132,13 +141,13 @@ final class WorkerServer: @unchecked Sendable {
             }
         case .push(let id, let samples):
             guard let instance = instances[id] else { return }
-            instance.queue.async { instance.session?.push(samples: samples) }
+            executor.submit(instance.mailbox) { instance.session?.push(samples: samples) }
         case .finalize(let id):
             guard let instance = instances[id] else { return }
-            instance.queue.async { instance.session?.finalize() }
+            executor.submit(instance.mailbox, mayTakeLong: true) { instance.session?.finalize() }
         case .destroy(let id):
             guard let instance = instances.removeValue(forKey: id) else { return }
-            instance.queue.async {
+            executor.submit(instance.mailbox) {
                 instance.session?.close()
                 instance.session = nil
             }
@@ -174,22 +183,20 @@ final class WorkerServer: @unchecked Sendable {
     }
 }
 
-/// One instance in the worker: its serial queue and, once created, its session (confined to the queue).
+/// One instance in the worker: its mailbox on the executor and, once created, its session (touched
+/// only by the instance's calls, which the executor runs one at a time).
 final class WorkerInstance: @unchecked Sendable {
     let id: UInt64
-    let queue: DispatchQueue
+    let mailbox = InstanceExecutor.Mailbox()
     var session: (any ProviderSession)?
 
     init(id: UInt64) {
         self.id = id
-        queue = DispatchQueue(label: "speakersync.worker.instance.\(id)", target: WorkerInstance.executor)
     }
 
-    /// Where every instance queue runs: dispatch's non-overcommitting global queue, which keeps about as
-    /// many threads busy as there are cores. Serial queues otherwise get a thread each whenever they
-    /// have work (37 threads for 50 speakerkit sessions on 2 cores), and the kernel then time-slices
-    /// CPU-bound provider calls against each other, evicting each other's weights from the caches.
-    static let executor = DispatchQueue.global(qos: .default)
+    /// The queue `ProviderHost.makeSession` asks for: in process, events are delivered inside the
+    /// call, on the executor thread running it, so no queue is used.
+    static let unusedQueue = DispatchQueue(label: "speakersync.worker.unused")
 }
 
 /// The socket between the server and one worker: descriptor 3 in the worker.

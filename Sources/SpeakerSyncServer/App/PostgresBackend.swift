@@ -56,9 +56,6 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, @
          try repository.speakerProfiles(conversationID: conversationID, provider: provider))
     }
 
-    func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws {
-        try repository.saveSpeakerProfiles(conversationID: conversationID, provider: provider, profiles: profiles)
-    }
 
     // MARK: VoiceDirectory
 

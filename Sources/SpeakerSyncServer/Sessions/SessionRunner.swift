@@ -325,7 +325,8 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     /// Keeps each speaker's voice profile from this session's provider, so a reconnect (or "save as
-    /// person") finds them. Called with the provider's final result, which carries the profiles.
+    /// person") finds them. Called with the provider's final result, which carries the profiles; a
+    /// failed write is retried by the store writer like every step.
     private func saveVoiceProfiles(_ profiles: [Int32: SpeakerProfile]) {
         guard let session = live, !profiles.isEmpty else { return }
         let provider = session.request.provider
@@ -338,11 +339,11 @@ final class SessionRunner: @unchecked Sendable {
                 best[resolved] = SpeakerProfileRecord(label: resolved, embedding: profile.embedding, speechSeconds: profile.durationSeconds)
             }
         }
-        do {
-            try environment.store.saveSpeakerProfiles(conversationID: session.conversationID, provider: provider, profiles: Array(best.values))
-        } catch {
-            logger.warning("cannot keep voice profiles; a reconnect will not recognise these speakers", metadata: ["error": "\(error)"])
-        }
+        // Through the store writer with the session's other writes: a session thread never waits for
+        // PostgreSQL (a hundred sessions finalizing at once used to queue on one connection here).
+        var step = PersistStep()
+        step.speakerProfiles = best.values.sorted { $0.label < $1.label }.map { (provider, $0) }
+        persist(step, delivery: .firstOutcome) { _ in }
     }
 
     private func audio(_ samples: [Float]) {

@@ -12,8 +12,6 @@ public protocol SessionStore: Sendable {
     /// The voices a session with an embedding provider should recognise: the device's enrolled people
     /// and the conversation's speakers from earlier sessions. Blocking; on the session queue.
     func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord])
-    /// Keeps the voice profiles of a conversation's speakers (at the end of each session).
-    func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws
 }
 
 extension SessionStore {
@@ -21,6 +19,4 @@ extension SessionStore {
     public func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {
         ([], [])
     }
-
-    public func saveSpeakerProfiles(conversationID: String, provider: String, profiles: [SpeakerProfileRecord]) throws {}
 }
