@@ -29,7 +29,7 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
             let turns = try instance.pullTurns()
             note(turns)
             events(.processed(ProviderChunkResult(
-                turns: turns, sampleCount: samples.count, wallSeconds: (ContinuousClock.now - started).inSeconds,
+                turns: turns, sampleCount: samples.count, chunkWallSeconds: [(ContinuousClock.now - started).inSeconds],
                 cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)))
         } catch {
             fail(error)

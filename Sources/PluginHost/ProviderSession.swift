@@ -32,20 +32,32 @@ public enum ProviderEvent: Sendable {
     case failed(PluginError)
 }
 
+/// What one or more consecutive pushes produced. A provider in a worker reports pushes that produced
+/// no turns together (up to a second of audio), so the session is not woken for nothing ten times a
+/// second; a push with turns is reported at once.
 public struct ProviderChunkResult: Sendable {
     public var turns: [ProviderTurn]
-    /// Samples of this push.
+    /// Samples of the pushes reported.
     public var sampleCount: Int
-    /// From handing the samples over to the turns coming back: what the session waited.
-    public var wallSeconds: Double
-    /// CPU the provider spent on this push (thread CPU time of the call, wherever it ran).
+    /// For each push reported, in order: seconds from handing its samples over to its answer (what the
+    /// session waited).
+    public var chunkWallSeconds: [Double]
+    /// CPU the provider spent on these pushes (thread CPU time of the calls, wherever they ran).
     public var cpuSeconds: Double
 
-    public init(turns: [ProviderTurn], sampleCount: Int, wallSeconds: Double, cpuSeconds: Double) {
+    public init(turns: [ProviderTurn], sampleCount: Int, chunkWallSeconds: [Double], cpuSeconds: Double) {
         self.turns = turns
         self.sampleCount = sampleCount
-        self.wallSeconds = wallSeconds
+        self.chunkWallSeconds = chunkWallSeconds
         self.cpuSeconds = cpuSeconds
+    }
+
+    /// Appends a later push's result.
+    public mutating func append(_ later: ProviderChunkResult) {
+        turns += later.turns
+        sampleCount += later.sampleCount
+        chunkWallSeconds += later.chunkWallSeconds
+        cpuSeconds += later.cpuSeconds
     }
 }
 
@@ -69,14 +81,18 @@ public struct ProviderSessionRequest: Sendable {
     public var sampleRate: Int
     public var optionsJSON: String
     public var knownSpeakers: [KnownSpeaker]
+    /// Whether pushes without turns may be reported together (see `ProviderChunkResult`); a caller that
+    /// must see every push answered (a benchmark of the round trip) turns it off.
+    public var coalescesQuietPushes: Bool
 
     public init(providerID: String, sessionID: String, sampleRate: Int = 16_000, optionsJSON: String,
-                knownSpeakers: [KnownSpeaker] = []) {
+                knownSpeakers: [KnownSpeaker] = [], coalescesQuietPushes: Bool = true) {
         self.providerID = providerID
         self.sessionID = sessionID
         self.sampleRate = sampleRate
         self.optionsJSON = optionsJSON
         self.knownSpeakers = knownSpeakers
+        self.coalescesQuietPushes = coalescesQuietPushes
     }
 }
 

@@ -121,7 +121,9 @@ struct IsolationBench: ParsableCommand {
             queue = DispatchQueue(label: "bench.session.\(index)")
             let box = self
             session = try queue.sync {
-                try host.makeSession(ProviderSessionRequest(providerID: provider, sessionID: "bench-\(index)", optionsJSON: "{}"), queue: queue) { event in
+                // Every push answered on its own: this measures the round trip, not the session's reporting.
+                let request = ProviderSessionRequest(providerID: provider, sessionID: "bench-\(index)", optionsJSON: "{}", coalescesQuietPushes: false)
+                return try host.makeSession(request, queue: queue) { event in
                     if case .processed(let chunk) = event { box.lastCPU = chunk.cpuSeconds }
                     box.replied.signal()
                 }

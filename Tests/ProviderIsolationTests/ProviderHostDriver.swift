@@ -60,8 +60,9 @@ final class SessionDriver: @unchecked Sendable {
         received.lazy.compactMap { if case .finalized(let result) = $0 { result } else { nil } }.first
     }
 
+    /// Pushes answered so far (an event may report several).
     var processedCount: Int {
-        received.filter { if case .processed = $0 { true } else { false } }.count
+        received.reduce(0) { count, event in if case .processed(let chunk) = event { count + chunk.chunkWallSeconds.count } else { count } }
     }
 
     /// Waits (polling, at most `seconds`) until `condition` holds; false if it never did.

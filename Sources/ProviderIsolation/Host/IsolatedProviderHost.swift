@@ -145,7 +145,7 @@ public final class IsolatedProviderHost: ProviderHost, @unchecked Sendable {
         let session = RemoteProviderSession(
             providerID: request.providerID, sessionID: request.sessionID,
             instanceID: nextInstance.add(1, ordering: .relaxed).oldValue, worker: worker, queue: queue,
-            events: events, onClose: onClose)
+            coalescesQuietPushes: request.coalescesQuietPushes, events: events, onClose: onClose)
         do {
             try session.start(request)
         } catch {

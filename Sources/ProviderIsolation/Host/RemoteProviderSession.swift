@@ -19,7 +19,14 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
     private struct State {
         var ledger = CallLedger()
         var phase = Phase.starting
+        /// Answers of pushes without turns not reported yet.
+        var quiet: ProviderChunkResult?
     }
+
+    /// Pushes without turns are reported together once this many have accumulated (a second of 100 ms
+    /// chunks), or with the next push that has turns, or before the final result.
+    static let quietPushesPerReport = 10
+    private let coalesces: Bool
 
     private enum Phase {
         /// Not started yet (options being checked).
@@ -32,7 +39,9 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
     }
 
     init(providerID: String, sessionID: String, instanceID: UInt64, worker: WorkerProcess, queue: DispatchQueue,
+         coalescesQuietPushes: Bool = true,
          events: @escaping @Sendable (ProviderEvent) -> Void, onClose: @escaping @Sendable () -> Void) {
+        self.coalesces = coalescesQuietPushes
         self.providerID = providerID
         self.sessionID = sessionID
         self.instanceID = instanceID
@@ -109,10 +118,27 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
             worker.send(WorkerRequest.destroy(instance: instanceID).encoded())
             fail(error)
         case .processed(_, let sampleCount, let cpuSeconds, let turns):
-            guard let entry = state.withLock({ $0.phase == .open ? $0.ledger.answered(at: now) : nil }) else { return }
-            deliver(.processed(ProviderChunkResult(turns: turns, sampleCount: sampleCount, wallSeconds: now - entry.sentAt, cpuSeconds: cpuSeconds)))
+            let report = state.withLock { state -> ProviderChunkResult? in
+                guard state.phase == .open, let entry = state.ledger.answered(at: now) else { return nil }
+                var result = state.quiet ?? ProviderChunkResult(turns: [], sampleCount: 0, chunkWallSeconds: [], cpuSeconds: 0)
+                result.append(ProviderChunkResult(turns: turns, sampleCount: sampleCount, chunkWallSeconds: [now - entry.sentAt],
+                                                  cpuSeconds: cpuSeconds))
+                guard !coalesces || !turns.isEmpty || result.chunkWallSeconds.count >= Self.quietPushesPerReport else {
+                    state.quiet = result
+                    return nil
+                }
+                state.quiet = nil
+                return result
+            }
+            if let report { deliver(.processed(report)) }
         case .finalized(_, let cpuSeconds, let turns, let profiles):
-            guard state.withLock({ $0.phase == .open ? $0.ledger.answered(at: now) : nil }) != nil else { return }
+            let quiet = state.withLock { state -> ProviderChunkResult?? in
+                guard state.phase == .open, state.ledger.answered(at: now) != nil else { return nil }
+                defer { state.quiet = nil }
+                return .some(state.quiet)
+            }
+            guard let quiet else { return }
+            if let quiet { deliver(.processed(quiet)) }
             deliver(.finalized(ProviderFinalResult(turns: turns, profiles: profiles, cpuSeconds: cpuSeconds)))
         case .instanceFailed(_, let error):
             fail(error)

@@ -72,12 +72,12 @@ struct LiveSession {
 
     mutating func markSaved() { savedAudioSeconds = audioEndSeconds }
 
-    /// One chunk's processing: its wall-clock time (what the device waits for, reported as chunk
-    /// processing percentiles) and the CPU this thread spent on it (the real-time factor: CPU per
+    /// Chunks' processing: each one's wall-clock time (what the device waits for, reported as chunk
+    /// processing percentiles) and the CPU the provider spent on them (the real-time factor: CPU per
     /// second of audio, unaffected by other sessions or processes sharing the cores).
-    mutating func recordProcessing(_ duration: Duration, cpuSeconds: Double) {
+    mutating func recordProcessing(chunkWallSeconds: [Double], cpuSeconds: Double) {
         processingCPUSeconds += cpuSeconds
-        chunkProcessingSeconds.append(duration.seconds)
+        chunkProcessingSeconds += chunkWallSeconds
     }
 
     /// Provider work outside any chunk (draining, the offline pass at finalize): CPU only.

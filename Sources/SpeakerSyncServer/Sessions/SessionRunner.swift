@@ -363,7 +363,7 @@ final class SessionRunner: @unchecked Sendable {
         switch event {
         case .processed(let chunk):
             // Wall time from handing the chunk over to its turns (what the device waits for); CPU is the provider's.
-            live!.recordProcessing(.seconds(chunk.wallSeconds), cpuSeconds: chunk.cpuSeconds)
+            live!.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
             applyProviderTurns(chunk.turns)
             resumeReceivingIfDrained()
         case .finalized(let result):
