@@ -72,20 +72,6 @@ final class SessionDriver: @unchecked Sendable {
     }
 }
 
-enum Polling {
-    /// Polls every 10 ms until `condition` holds or `seconds` pass. Tests wait for events this way; they
-    /// never assert how long anything took.
-    @discardableResult
-    static func until(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-        return condition()
-    }
-}
-
 enum Hosts {
     static var logger: Logger {
         var logger = Logger(label: "isolation-test")

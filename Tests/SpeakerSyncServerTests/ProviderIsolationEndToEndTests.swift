@@ -54,9 +54,9 @@ import WebSocketTransport
         defer { try? FileManager.default.removeItem(at: plugins) }
         let server = try Self.server(plugins)
         let meeting = Self.meeting
-        // faulty crashes on its 30th chunk (3 s); energy streams the whole meeting at the same time.
+        // faulty crashes on its 81st chunk (8 s); energy streams the whole meeting at the same time.
         var crashing = DeviceStreamConfig(url: server.ws, provider: "faulty", deviceID: "phone-crash")
-        crashing.optionsJSON = #"{"fault":"crash","after":30}"#
+        crashing.optionsJSON = #"{"fault":"crash","after":80}"#
         crashing.speed = 4
         var healthy = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: "phone-healthy")
         healthy.speed = 4
@@ -67,13 +67,17 @@ import WebSocketTransport
         #expect(failed.closeCode == 1011)
         #expect(failed.errors.map(\.code) == ["provider_failed"])
         #expect(failed.errors.first?.message == "provider faulty crashed: signal 11 (SIGSEGV)")
-        // The words sent before the crash are stored (every one the device was told is stored, and
-        // more); the conversation is interrupted with the reason.
+        // The conversation is interrupted with the reason. Every word sent before the chunk that crashed
+        // the provider is stored: the device sends a result once its audio is out (after chunk 80 for
+        // those available by 8 s), and the session handles it before it hands chunk 81 over. Every
+        // word the device was told is stored is stored.
         #expect(Polling.until(seconds: 30) { (try? conversationRow(server, failed.conversationID).status) == "interrupted" })
         let row = try conversationRow(server, failed.conversationID)
         #expect(row.reason == "provider faulty crashed: signal 11 (SIGSEGV)")
         let rows = try server.storedWords(failed.conversationID).map(\.text)
-        #expect(!rows.isEmpty)
+        let sentBeforeCrash = DeviceInput.results(from: Self.words).filter { $0.availableAtSeconds <= 8.0 }.flatMap(\.words).map(\.text)
+        #expect(!sentBeforeCrash.isEmpty)
+        #expect(Set(sentBeforeCrash).isSubset(of: Set(rows)))
         #expect(Set(failed.transcript.words.filter(\.stored).map(\.text)).isSubset(of: Set(rows)))
         #expect(Set(rows).isSubset(of: Set(Self.words.map(\.text))))
 
@@ -86,9 +90,9 @@ import WebSocketTransport
         let sent = Set(rows)
         var resume = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: "phone-crash")
         resume.conversationID = failed.conversationID
-        let offset = Double(30 * 1600) / Double(meeting.sampleRate)
+        let offset = Double(80 * 1600) / Double(meeting.sampleRate)
         resume.audioOffsetSeconds = offset
-        let rest = Array(meeting.audio[30 * 1600 ..< meeting.audio.count])
+        let rest = Array(meeting.audio[80 * 1600 ..< meeting.audio.count])
         let later = Self.words.filter { !sent.contains($0.text) && $0.startSeconds >= offset }
             .map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds - offset, endSeconds: $0.endSeconds - offset) }
         let resumed = try await server.stream(resume, audio: rest, sampleRate: meeting.sampleRate, words: later)
@@ -197,19 +201,5 @@ import WebSocketTransport
             .query("SELECT status, status_reason FROM conversations WHERE id = $1", [id]).rows[0]
         #expect(try row.decode(String.self, column: "status") == "interrupted")
         #expect(try row.decode(String?.self, column: "status_reason") == "the server stopped")
-    }
-}
-
-/// Polls every 20 ms until `condition` holds or `seconds` pass; tests wait for events this way and
-/// never assert how long anything took.
-enum Polling {
-    @discardableResult
-    static func until(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return condition()
     }
 }
