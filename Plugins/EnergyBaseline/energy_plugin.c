@@ -146,6 +146,10 @@ static const speakersync_provider_descriptor_t energy_descriptor = {
     "diarizer; expect poor results on real meetings.",
     SPEAKERSYNC_LATENCY_NEAR_REALTIME,
     "MIT",
+    /* revision 4 */
+    "",
+    "synthetic meetings of 2 / 3 / 4 voices DER 1.4 / 23.6 / 23.4 %, WDER 0.2 / 22.4 / 22.4 % (collar 0.25, "
+    "speakersync eval, docs/accuracy.md)",
 };
 
 static const speakersync_provider_descriptor_t *energy_describe(const speakersync_factory_t *factory) {
@@ -170,6 +174,7 @@ static const speakersync_factory_t energy_factory = {
     energy_create,
     NULL, /* embed_voice: the energy baseline has no voice embeddings */
     energy_check_options,
+    NULL, /* availability (revision 4): always available */
 };
 
 static speakersync_status_t energy_init(const speakersync_host_t *host) {

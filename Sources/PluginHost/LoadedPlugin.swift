@@ -27,7 +27,7 @@ final class LoadedPlugin: @unchecked Sendable {
     let entry: UnsafePointer<speakersync_plugin_entry_t>
     private let handle: UnsafeMutableRawPointer
     private let hostTable: UnsafeMutablePointer<speakersync_host_t>
-    private let logContext: Unmanaged<PluginLogContext>
+    private let logContext: Unmanaged<PluginHostContext>
     private let logger: Logger
 
     /// A load step that failed: the failure to report (the library is already closed).
@@ -37,7 +37,7 @@ final class LoadedPlugin: @unchecked Sendable {
 
     /// Open, check and init the library at `path`. On failure the handle is closed again (the mapping
     /// stays: RTLD_NODELETE, see the type's comment; its load already ran the library's constructors).
-    init(path: String, logger: Logger) throws(LoadError) {
+    init(path: String, configuration: ProviderConfiguration, logger: Logger) throws(LoadError) {
         func fail(_ code: PluginLoadFailure.Code, _ message: String) -> LoadError {
             LoadError(failure: PluginLoadFailure(path: path, code: code, message: message))
         }
@@ -79,14 +79,15 @@ final class LoadedPlugin: @unchecked Sendable {
             throw fail(.invalidEntry, "entry table has NULL function members")
         }
 
-        let context = Unmanaged.passRetained(PluginLogContext(logger: logger, path: path))
+        let context = Unmanaged.passRetained(PluginHostContext(logger: logger, path: path, configuration: configuration))
         let host = UnsafeMutablePointer<speakersync_host_t>.allocate(capacity: 1)
         host.initialize(
             to: speakersync_host_t(
                 struct_size: UInt32(MemoryLayout<speakersync_host_t>.size),
                 abi_version: SPEAKERSYNC_PLUGIN_ABI_VERSION,
                 host_data: context.toOpaque(),
-                log: pluginLogCallback))
+                log: pluginLogCallback,
+                provider_config: pluginProviderConfigCallback))
         let status = initFunction(host)
         guard status == SPEAKERSYNC_OK else {
             dlclose(handle)
@@ -133,14 +134,16 @@ extension LoadedPlugin {
     private static let loaded = Mutex<[String: WeakPlugin]>([:])
 
     /// The process's loaded copy of the library at `path`, loading (and initialising) it if needed.
-    static func shared(path: String, logger: Logger) throws(LoadError) -> LoadedPlugin {
+    /// `configuration` is what its init() sees; a copy already loaded keeps the configuration it was
+    /// loaded with (tests that need another load a copy of the file under another name).
+    static func shared(path: String, configuration: ProviderConfiguration, logger: Logger) throws(LoadError) -> LoadedPlugin {
         let key = realpath(path, nil).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)
         } ?? path
         return try loaded.withLock { (table) throws(LoadError) -> LoadedPlugin in
             if let existing = table[key]?.plugin { return existing }
-            let plugin = try LoadedPlugin(path: path, logger: logger)
+            let plugin = try LoadedPlugin(path: path, configuration: configuration, logger: logger)
             table[key] = WeakPlugin(plugin)
             return plugin
         }

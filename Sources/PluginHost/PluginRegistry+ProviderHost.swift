@@ -4,7 +4,10 @@ import Dispatch
 /// the server's own process, so a crashing plugin takes the server down (the isolation modes exist for
 /// that). Also what each worker process runs inside.
 extension PluginRegistry: ProviderHost {
-    public func status(of providerID: String) -> ProviderStatus { .available }
+    /// Unavailable when the plugin said so at load (revision 4's `availability`).
+    public func status(of providerID: String) -> ProviderStatus {
+        provider(id: providerID)?.unavailableReason.map { .unavailable(reason: $0, retryAfterSeconds: nil) } ?? .available
+    }
 
     public func makeSession(_ request: ProviderSessionRequest, queue: DispatchQueue,
                             events: @escaping @Sendable (ProviderEvent) -> Void) throws(PluginError) -> any ProviderSession {

@@ -36,18 +36,18 @@ public final class PluginRegistry: Sendable {
         let table: UnsafePointer<speakersync_factory_t>
     }
 
-    public convenience init(directory: String?, logger: Logger) {
+    public convenience init(directory: String?, configuration: ProviderConfiguration = .empty, logger: Logger) {
         var failures: [PluginLoadFailure] = []
         let paths = Self.libraryPaths(in: directory, logger: logger, failures: &failures)
-        self.init(libraryPaths: paths, earlierFailures: failures, logger: logger)
+        self.init(libraryPaths: paths, earlierFailures: failures, configuration: configuration, logger: logger)
     }
 
     /// Loads exactly these library files, in this order (a provider worker loads the one file it hosts).
-    public convenience init(libraryPaths: [String], logger: Logger) {
-        self.init(libraryPaths: libraryPaths, earlierFailures: [], logger: logger)
+    public convenience init(libraryPaths: [String], configuration: ProviderConfiguration = .empty, logger: Logger) {
+        self.init(libraryPaths: libraryPaths, earlierFailures: [], configuration: configuration, logger: logger)
     }
 
-    private init(libraryPaths: [String], earlierFailures: [PluginLoadFailure], logger: Logger) {
+    private init(libraryPaths: [String], earlierFailures: [PluginLoadFailure], configuration: ProviderConfiguration, logger: Logger) {
         self.logger = logger
         var providers = ProviderDescriptor.builtins
         var failures = earlierFailures
@@ -57,7 +57,7 @@ public final class PluginRegistry: Sendable {
         for path in libraryPaths {
             let plugin: LoadedPlugin
             do {
-                plugin = try LoadedPlugin.shared(path: path, logger: logger)
+                plugin = try LoadedPlugin.shared(path: path, configuration: configuration, logger: logger)
             } catch {
                 failures.append(error.failure)
                 logger.error(
@@ -129,6 +129,9 @@ public final class PluginRegistry: Sendable {
         }
         guard sampleRate > 0, let rate = UInt32(exactly: sampleRate) else {
             throw PluginError(.invalidArgument, "sample rate \(sampleRate) is not a positive 32-bit value")
+        }
+        if let reason = provider(id: providerID)?.unavailableReason {
+            throw PluginError(.providerUnavailable, reason)
         }
         try checkOptions(factory, optionsJSON: optionsJSON)
         let errorCapacity = 512
@@ -268,11 +271,28 @@ public final class PluginRegistry: Sendable {
         case SPEAKERSYNC_LATENCY_OFFLINE.rawValue: latency = .offline
         default: return invalid("unknown latency class \(t.latency_class)", id)
         }
+        let has = { (member: PartialKeyPath<speakersync_provider_descriptor_t>, size: Int) -> Bool in
+            MemoryLayout<speakersync_provider_descriptor_t>.offset(of: member).map { Int(t.struct_size) >= $0 + size } ?? false
+        }
+        let pointerSize = MemoryLayout<UnsafePointer<CChar>?>.size
+        let requirements = has(\.requirements, pointerSize) ? t.requirements.map { String(cString: $0) } ?? "" : ""
+        let measured = has(\.measured, pointerSize) ? t.measured.map { String(cString: $0) } ?? "" : ""
         return .success(
             ProviderDescriptor(
                 id: id, name: String(cString: name), version: String(cString: version),
                 description: String(cString: description), latencyClass: latency,
-                licence: String(cString: licence), kind: .plugin(path: path)))
+                licence: String(cString: licence), kind: .plugin(path: path), requirements: requirements, measured: measured,
+                unavailableReason: availability(factory)))
+    }
+
+    /// The factory's `availability` (revision 4): nil when it can serve, else its reason.
+    private static func availability(_ factory: UnsafePointer<speakersync_factory_t>) -> String? {
+        guard ABIRevision.has(factory.pointee.struct_size, \speakersync_factory_t.availability),
+              let check = factory.pointee.availability else { return nil }
+        var reason = [CChar](repeating: 0, count: 1024)
+        let status = reason.withUnsafeMutableBufferPointer { check(factory, $0.baseAddress, $0.count) }
+        guard status != SPEAKERSYNC_OK else { return nil }
+        return message(reason) ?? "the provider reports status \(status) and no reason"
     }
 }
 

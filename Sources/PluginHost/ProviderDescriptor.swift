@@ -25,10 +25,17 @@ public struct ProviderDescriptor: Sendable, Hashable {
     public var latencyClass: LatencyClass
     public var licence: String
     public var kind: ProviderKind
+    /// What it needs to run (models, keys, network); "" for nothing (ABI 1 revision 4).
+    public var requirements: String
+    /// Its measured accuracy and speed, or "not measurable here: why"; "" when unknown (revision 4).
+    public var measured: String
+    /// Why it cannot serve sessions, when it cannot (the plugin's `availability`, revision 4): it is
+    /// listed, but sessions asking for it get `provider_unavailable`.
+    public var unavailableReason: String?
 
     public init(
         id: String, name: String, version: String, description: String, latencyClass: LatencyClass,
-        licence: String, kind: ProviderKind
+        licence: String, kind: ProviderKind, requirements: String = "", measured: String = "", unavailableReason: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -37,6 +44,9 @@ public struct ProviderDescriptor: Sendable, Hashable {
         self.latencyClass = latencyClass
         self.licence = licence
         self.kind = kind
+        self.requirements = requirements
+        self.measured = measured
+        self.unavailableReason = unavailableReason
     }
 
     /// Id of the built-in provider that labels no words.
@@ -62,8 +72,9 @@ public struct ProviderDescriptor: Sendable, Hashable {
 
 extension ProviderDescriptor: Encodable {
     private enum CodingKeys: String, CodingKey {
-        case id, name, version, description, licence, kind, path
+        case id, name, version, description, licence, kind, path, requirements, measured
         case latencyClass = "latency_class"
+        case unavailableReason = "unavailable_reason"
     }
 
     /// Snake-case JSON for the HTTP API: `kind` is "builtin" or "plugin", `path` only for plugins.
@@ -82,5 +93,8 @@ extension ProviderDescriptor: Encodable {
             try c.encode("plugin", forKey: .kind)
             try c.encode(path, forKey: .path)
         }
+        try c.encode(requirements, forKey: .requirements)
+        try c.encode(measured, forKey: .measured)
+        try c.encodeIfPresent(unavailableReason, forKey: .unavailableReason)
     }
 }

@@ -15,10 +15,11 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option(name: .customLong("memory-limit-bytes")) var memoryLimitBytes: UInt64?
     @Option var nice: Int32 = 0
     @Option(name: .customLong("log-level")) var logLevel: String = "info"
+    @Option(name: .customLong("provider-config")) var providerConfig: String?
 
     func run() throws {
         ProviderWorker.run(ProviderWorkerConfig(
             pluginPath: plugin, parentPID: parentPID, protocolVersion: protocolVersion, memoryLimitBytes: memoryLimitBytes,
-            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info))
+            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, providerConfigPath: providerConfig))
     }
 }

@@ -36,6 +36,11 @@ struct ServerOptions: ParsableArguments {
         valueName: "call=seconds"))
     var providerDeadlines: [String] = []
 
+    @Option(name: .customLong("provider-config"), help: ArgumentHelp(
+        "JSON file of provider settings keyed by provider id (model paths, access keys); default SPEAKERSYNC_PROVIDER_CONFIG. See docs/plugins.md.",
+        valueName: "file"))
+    var providerConfig: String?
+
     @Option(name: .customLong("provider-nice"), help: "How much lower than the server provider workers run (nice, 0-19).")
     var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
 
@@ -50,6 +55,7 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.memoryLimitBytes = providerMemoryLimitMegabytes == 0 ? nil : providerMemoryLimitMegabytes << 20
         config.providerIsolation.niceIncrement = max(0, min(19, providerNice))
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
+        if let providerConfig { config.providerConfigPath = providerConfig }
         return config
     }
 

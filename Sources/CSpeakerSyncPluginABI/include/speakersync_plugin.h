@@ -87,6 +87,7 @@ typedef int32_t speakersync_status_t;
 #define SPEAKERSYNC_ERR_OUT_OF_MEMORY (-3)
 #define SPEAKERSYNC_ERR_UNSUPPORTED (-4)      /**< e.g. a sample rate the plugin cannot handle. */
 #define SPEAKERSYNC_ERR_INTERNAL (-5)
+#define SPEAKERSYNC_ERR_UNAVAILABLE (-6)     /**< revision 4: the provider cannot serve (see availability). */
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Host callback table                                                                               */
@@ -118,6 +119,19 @@ typedef struct speakersync_host {
      * Never NULL in v1. `level` is a speakersync_log_level_t.
      */
     void (*log)(const struct speakersync_host *host, int32_t level, const char *message);
+
+    /* ---- ABI 1, revision 4: read only if SPEAKERSYNC_HAS_MEMBER(host, speakersync_host_t, provider_config) ---- */
+
+    /**
+     * The operator's configuration for provider `provider_id` (one of this plugin's descriptor ids), as a
+     * UTF-8 JSON object, NUL-terminated: the provider's section of the server's provider config file
+     * (`speakersync serve --provider-config FILE`), or NULL when the file has none. Sessions never see
+     * it: it is where model paths and secrets (access keys) belong, never in a session's options. It may
+     * hold secrets: never log it, copy it into errors, or report it back. Owned by the host, valid until
+     * deinit() returns. Thread: any thread on which the host is calling into the plugin. A plugin may
+     * also read environment variables of its own (the host's environment is the plugin's).
+     */
+    const char *(*provider_config)(const struct speakersync_host *host, const char *provider_id);
 } speakersync_host_t;
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -289,6 +303,15 @@ typedef struct speakersync_provider_descriptor {
     uint32_t latency_class;
     /** SPDX licence expression of the provider (code and any model weights), e.g. "MIT". */
     const char *licence;
+
+    /* ---- ABI 1, revision 4: read only if SPEAKERSYNC_HAS_MEMBER(descriptor, ...) ---- */
+
+    /** What the provider needs to run, for an operator choosing providers: models to configure, keys,
+     *  network ("a pyannote segmentation ONNX model and an embedding ONNX model: see …"); "" for nothing. */
+    const char *requirements;
+    /** Its accuracy and speed as measured, with how and when ("synthetic 2 speakers DER 3.3 % …
+     *  (speakersync eval, 2026-11-24)"), or "not measurable here: <why>"; "" when unknown. */
+    const char *measured;
 } speakersync_provider_descriptor_t;
 
 /**
@@ -343,6 +366,20 @@ typedef struct speakersync_factory {
      */
     speakersync_status_t (*check_options)(const struct speakersync_factory *factory, const char *options_json,
                                           char *error_buf, size_t error_buf_size);
+
+    /* ---- ABI 1, revision 4: NULL or absent (check struct_size) in providers that are always usable ---- */
+
+    /**
+     * Whether the provider can serve sessions now. A plugin loads even when one of its providers lacks
+     * what it needs (a model file the operator has not configured, a licence that did not activate), so
+     * that the server can say why: it lists the provider as unavailable with this reason and refuses its
+     * sessions with `provider_unavailable`. Returns SPEAKERSYNC_OK, or SPEAKERSYNC_ERR_UNAVAILABLE after
+     * writing a NUL-terminated message into the host-owned reason_buf that tells the operator what to do
+     * ("no segmentation model: set SPEAKERSYNC_SHERPA_ONNX_SEGMENTATION_MODEL or …"); never a secret.
+     * Thread: the loader thread after describe, and any host thread later (the answer may change).
+     */
+    speakersync_status_t (*availability)(const struct speakersync_factory *factory, char *reason_buf,
+                                         size_t reason_buf_size);
 } speakersync_factory_t;
 
 /* ------------------------------------------------------------------------------------------------ */

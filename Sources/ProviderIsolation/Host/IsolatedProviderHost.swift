@@ -110,8 +110,13 @@ public final class IsolatedProviderHost: ProviderHost, @unchecked Sendable {
 
     deinit { shutdown() }
 
+    /// Unavailable while held back after crashes, or when the plugin said at load that it cannot serve
+    /// (revision 4's `availability`: a model not configured, a licence that did not activate).
     public func status(of providerID: String) -> ProviderStatus {
-        slotByProvider[providerID]?.status ?? .available
+        if let reason = provider(id: providerID)?.unavailableReason {
+            return .unavailable(reason: reason, retryAfterSeconds: nil)
+        }
+        return slotByProvider[providerID]?.status ?? .available
     }
 
     public func supportsVoiceEmbedding(providerID: String) -> Bool {
@@ -129,6 +134,9 @@ public final class IsolatedProviderHost: ProviderHost, @unchecked Sendable {
     public func makeSession(_ request: ProviderSessionRequest, queue: DispatchQueue,
                             events: @escaping @Sendable (ProviderEvent) -> Void) throws(PluginError) -> any ProviderSession {
         guard let slot = slotByProvider[request.providerID] else { throw unknown(request.providerID) }
+        if case .unavailable(let reason, _) = status(of: request.providerID) {
+            throw PluginError(.providerUnavailable, reason)
+        }
         guard request.sampleRate > 0, request.sampleRate <= Int(UInt32.max) else {
             throw PluginError(.invalidArgument, "sample rate \(request.sampleRate) is not a positive 32-bit value")
         }

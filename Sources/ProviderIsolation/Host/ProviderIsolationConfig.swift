@@ -30,6 +30,8 @@ public struct ProviderIsolationConfig: Sendable {
     public var niceIncrement: Int32
     /// How often the watchdog looks at the calls in flight.
     public var watchdogIntervalSeconds: Double
+    /// The provider config file workers read (`serve --provider-config`); nil for none.
+    public var providerConfigPath: String? = nil
 
     public init(mode: ProviderIsolationMode, workerExecutable: String? = nil, memoryLimitBytes: UInt64?,
                 deadlines: ProviderDeadlines, crashLoop: CrashLoopPolicy, niceIncrement: Int32, watchdogIntervalSeconds: Double) {

@@ -66,7 +66,8 @@ final class WorkerProcess: @unchecked Sendable {
         }
         let workerConfig = ProviderWorkerConfig(
             pluginPath: pluginPath, parentPID: getpid(), protocolVersion: WorkerProtocol.version,
-            memoryLimitBytes: config.memoryLimitBytes, niceIncrement: config.niceIncrement, logLevel: logLevel)
+            memoryLimitBytes: config.memoryLimitBytes, niceIncrement: config.niceIncrement, logLevel: logLevel,
+            providerConfigPath: config.providerConfigPath)
         let pid: pid_t
         do {
             pid = try loop.runOnLoop {

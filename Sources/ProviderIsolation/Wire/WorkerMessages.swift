@@ -8,7 +8,7 @@ import PluginHost
 /// in that order, so the server matches a reply to the oldest request outstanding for its instance.
 public enum WorkerProtocol {
     /// Bumped whenever a frame changes. The server passes it to the worker, which refuses another.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
     /// The largest frame either side accepts (an enrolment recording of 10 minutes is 38 MB of floats).
     public static let maximumFrameBytes = 64 << 20
 }
@@ -196,6 +196,9 @@ enum WorkerReply: Equatable, Sendable {
                 writer.string(d.latencyClass.rawValue)
                 writer.string(d.licence)
                 if case .plugin(let path) = d.kind { writer.string(path) } else { writer.string("") }
+                writer.string(d.requirements)
+                writer.string(d.measured)
+                writer.optionalString(d.unavailableReason)
                 writer.bool(provider.supportsVoiceEmbedding)
             }
             writer.u32(UInt32(manifest.failures.count))
@@ -266,15 +269,18 @@ enum WorkerReply: Equatable, Sendable {
         case .ready:
             let version = try reader.u32()
             var providers: [WorkerProvider] = []
-            for _ in 0 ..< (try reader.count(minimumElementSize: 29, "providers")) {
+            for _ in 0 ..< (try reader.count(minimumElementSize: 38, "providers")) {
                 let id = try reader.string(), name = try reader.string(), version = try reader.string()
                 let description = try reader.string(), latencyText = try reader.string(), licence = try reader.string()
                 let path = try reader.string()
+                let requirements = try reader.string(), measured = try reader.string()
+                let unavailable = try reader.optionalString()
                 let embeds = try reader.bool()
                 guard let latency = LatencyClass(rawValue: latencyText) else { throw WireError("unknown latency class '\(latencyText)'") }
                 providers.append(WorkerProvider(
                     descriptor: ProviderDescriptor(id: id, name: name, version: version, description: description,
-                                                   latencyClass: latency, licence: licence, kind: .plugin(path: path)),
+                                                   latencyClass: latency, licence: licence, kind: .plugin(path: path),
+                                                   requirements: requirements, measured: measured, unavailableReason: unavailable),
                     supportsVoiceEmbedding: embeds))
             }
             var failures: [PluginLoadFailure] = []

@@ -18,9 +18,12 @@ public struct ProviderWorkerConfig: Sendable {
     /// Nice increment over the server's priority.
     public var niceIncrement: Int32
     public var logLevel: Logger.Level
+    /// The server's provider config file (`serve --provider-config`), which the worker reads itself.
+    public var providerConfigPath: String?
 
     public init(pluginPath: String, parentPID: Int32, protocolVersion: UInt32, memoryLimitBytes: UInt64?,
-                niceIncrement: Int32, logLevel: Logger.Level) {
+                niceIncrement: Int32, logLevel: Logger.Level, providerConfigPath: String? = nil) {
+        self.providerConfigPath = providerConfigPath
         self.pluginPath = pluginPath
         self.parentPID = parentPID
         self.protocolVersion = protocolVersion
@@ -34,6 +37,7 @@ public struct ProviderWorkerConfig: Sendable {
         var arguments = ["--plugin", pluginPath, "--parent-pid", "\(parentPID)", "--protocol", "\(protocolVersion)",
                          "--nice", "\(niceIncrement)", "--log-level", logLevel.rawValue]
         if let memoryLimitBytes { arguments += ["--memory-limit-bytes", "\(memoryLimitBytes)"] }
+        if let providerConfigPath { arguments += ["--provider-config", providerConfigPath] }
         return arguments
     }
 }
@@ -67,7 +71,16 @@ public enum ProviderWorker {
         } catch {
             logger.warning("worker limits not applied", metadata: ["error": "\(error)"])
         }
-        let registry = PluginRegistry(libraryPaths: [config.pluginPath], logger: logger)
+        var configuration = ProviderConfiguration.empty
+        if let path = config.providerConfigPath {
+            do {
+                configuration = try ProviderConfiguration.load(path: path)
+            } catch {
+                // The server read the same file at start; a file changed since is reported, not fatal.
+                logger.error("provider config not read; the plugin starts without it", metadata: ["error": "\(error.message)"])
+            }
+        }
+        let registry = PluginRegistry(libraryPaths: [config.pluginPath], configuration: configuration, logger: logger)
         let providers = registry.providers.filter { if case .plugin = $0.kind { true } else { false } }.map {
             WorkerProvider(descriptor: $0, supportsVoiceEmbedding: registry.supportsVoiceEmbedding(providerID: $0.id))
         }

@@ -21,6 +21,9 @@ public struct ServerConfig: Sendable {
     public var maxMessageBytes: Int
     /// Where provider plugins run: worker processes (`process`, the default; `session`) or this process.
     public var providerIsolation: ProviderIsolationConfig
+    /// The operator's provider configuration file (model paths, keys): `serve --provider-config`, else
+    /// SPEAKERSYNC_PROVIDER_CONFIG; nil for none.
+    public var providerConfigPath: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_PROVIDER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
 
     public static let `default` = ServerConfig(
         host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),

@@ -50,12 +50,18 @@ public final class SpeakerSyncApplication: Sendable {
             let schema = try ResourceLocator.schemaDirectory(config.schemaDirectory)
             let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, logger: logger)
             let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
+            // Read (and so checked) here, at start; workers read the same file themselves.
+            let providerConfiguration = try config.providerConfigPath.map { path throws(ProviderConfigurationError) in
+                try ProviderConfiguration.load(path: path)
+            } ?? .empty
             let plugins: any ProviderHost
             switch config.providerIsolation.mode {
             case .none:
-                plugins = PluginRegistry(directory: pluginsDirectory, logger: logger)
+                plugins = PluginRegistry(directory: pluginsDirectory, configuration: providerConfiguration, logger: logger)
             case .process, .session:
-                plugins = try IsolatedProviderHost(directory: pluginsDirectory, config: config.providerIsolation, logger: logger)
+                var isolation = config.providerIsolation
+                isolation.providerConfigPath = config.providerConfigPath
+                plugins = try IsolatedProviderHost(directory: pluginsDirectory, config: isolation, logger: logger)
             }
             providerHost = plugins
             var sessionConfig = config.session

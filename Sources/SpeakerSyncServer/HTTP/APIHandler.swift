@@ -72,7 +72,7 @@ final class APIHandler: HTTPHandler, Sendable {
                     var object: [String: Any] = [
                         "id": provider.id, "name": provider.name, "version": provider.version,
                         "description": provider.description, "latency_class": provider.latencyClass.rawValue,
-                        "licence": provider.licence,
+                        "licence": provider.licence, "requirements": provider.requirements, "measured": provider.measured,
                     ]
                     switch provider.kind {
                     case .builtin: object["kind"] = "builtin"
