@@ -74,6 +74,10 @@ let package = Package(
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
+        // sherpa-onnx's speaker embedding extractor and offline (overlap-aware) diarization, from the same
+        // dlopen'd library; model files are checked before the library sees them.
+        .target(name: "CSherpaOnnxSpeakers"),
+        .target(name: "SherpaOnnxSpeakers", dependencies: ["CSherpaOnnxSpeakers", "VoiceActivity"]),
         // The LSTM's per-frame recurrent product, vectorised in C (AVX-512 / AVX2 chosen at run time).
         .target(name: "CSpeakerEmbeddingKernels", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "SpeakerEmbedding", dependencies: [
@@ -139,6 +143,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
+        .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [
             "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -19,11 +19,13 @@ import Synchronization
 /// A library is opened once per folder and kept for the life of the process (a process-wide cache):
 /// onnxruntime keeps global state (its environment, thread pools) that is not meant to be unloaded and
 /// loaded again, and detectors come and go with sessions. Immutable after loading, so any thread may
-/// call it; the per-detector rules are the caller's (see `SileroVoiceActivityDetector`).
-final class SherpaOnnxLibrary: @unchecked Sendable {
-    let directory: String
+/// call it; the per-detector rules are the caller's (see `SileroVoiceActivityDetector`). Other parts of
+/// sherpa-onnx's C API (speaker embeddings and diarization, module SherpaOnnxSpeakers) look their
+/// functions up in the same opened library (`function(_:as:)`), so one version check covers them all.
+public final class SherpaOnnxLibrary: @unchecked Sendable {
+    public let directory: String
     /// SherpaOnnxGetVersionStr(), checked equal to the version the C declarations mirror.
-    let version: String
+    public let version: String
 
     private let runtimeHandle: UnsafeMutableRawPointer
     private let handle: UnsafeMutableRawPointer
@@ -44,7 +46,7 @@ final class SherpaOnnxLibrary: @unchecked Sendable {
     private static let loaded = Mutex<[String: SherpaOnnxLibrary]>([:])
 
     /// The library in `directory`, opened on first use.
-    static func load(directory: String) throws(VoiceActivityError) -> SherpaOnnxLibrary {
+    public static func load(directory: String) throws(VoiceActivityError) -> SherpaOnnxLibrary {
         let key = (directory as NSString).resolvingSymlinksInPath
         return try loaded.withLock { (libraries) throws(VoiceActivityError) -> SherpaOnnxLibrary in
             if let library = libraries[key] { return library }
@@ -125,6 +127,15 @@ final class SherpaOnnxLibrary: @unchecked Sendable {
             throw VoiceActivityError(.libraryLoadFailed, "dlopen \(path): \(reason)")
         }
         return handle
+    }
+
+    /// A function of the library, for the parts of its C API other modules call; throws
+    /// `missingSymbol` naming it when this build of the library lacks it.
+    public func function<T>(_ name: String, as type: T.Type) throws(VoiceActivityError) -> T {
+        guard let address = dlsym(handle, name) else {
+            throw VoiceActivityError(.missingSymbol, "\((directory as NSString).appendingPathComponent(VendorLocation.libraryFileName)) has no function \(name)")
+        }
+        return unsafeBitCast(address, to: type)
     }
 
     // MARK: - Detector calls

@@ -1,0 +1,50 @@
+import Foundation
+import Synchronization
+
+/// Stand-in ONNX models for sherpa-onnx's speaker APIs, generated once per test process by
+/// scripts/python/make_sherpa_test_models.py with the test venv's Python (SPEAKERSYNC_TEST_PYTHON, with
+/// the `onnx` package scripts/test installs). Untrained: they exercise loading, shapes and every code
+/// path with the real library; their outputs mean little.
+public enum TestModels {
+    private static let folder = Mutex<Result<URL, TestPluginError>?>(nil)
+
+    /// The folder holding segmentation.onnx, embedding.onnx, embedding-3dspeaker.onnx and bad-*.onnx.
+    public static func sherpaOnnx() throws -> URL {
+        try folder.withLock { cached in
+            if let cached { return try cached.get() }
+            let result: Result<URL, TestPluginError>
+            do throws(TestPluginError) {
+                result = .success(try generate())
+            } catch {
+                result = .failure(error)
+            }
+            cached = result
+            return try result.get()
+        }
+    }
+
+    private static func generate() throws(TestPluginError) -> URL {
+        guard let python = ProcessInfo.processInfo.environment["SPEAKERSYNC_TEST_PYTHON"], !python.isEmpty else {
+            throw TestPluginError("SPEAKERSYNC_TEST_PYTHON is unset: run the tests with scripts/test (it makes .venv-test with onnx)")
+        }
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-models-\(getpid())")
+        try? FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let script = TestPlugins.packageRoot.appendingPathComponent("scripts/python/make_sherpa_test_models.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path, out.path]
+        let errors = Pipe()
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw TestPluginError("cannot run \(python): \(error)")
+        }
+        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TestPluginError("make_sherpa_test_models.py failed (is onnx installed in the test venv?): \(String(decoding: message, as: UTF8.self))")
+        }
+        return out
+    }
+}
