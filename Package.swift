@@ -84,7 +84,10 @@ let package = Package(
             "CBLAS", "CSpeakerEmbeddingKernels", .product(name: "Logging", package: "swift-log"),
         ]),
         // The real VAD and encoder behind StreamingDiarization's protocols (speakerkit and the benchmarks).
-        .target(name: "DiarizationModels", dependencies: ["StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity"]),
+        .target(name: "DiarizationModels", dependencies: [
+            "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SherpaOnnxSpeakers",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "SpeechRecognition", dependencies: [
             "CPocketSphinx", "DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -121,12 +124,18 @@ let package = Package(
             dependencies: ["CSpeakerSyncPluginABI"],
             path: "Plugins/EnergyBaseline"
         ),
+        // The C glue of a plugin written in Swift: a provider is a protocol, the tables are built here.
+        .target(
+            name: "ProviderPluginKit",
+            dependencies: ["CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log")],
+            path: "Plugins/ProviderPluginKit"
+        ),
         // The default provider, in Swift: silero VAD + GE2E embeddings + SpeakerManager (docs/speakerkit.md).
         .target(
             name: "SpeakerKit",
             dependencies: [
-                "CSpeakerSyncPluginABI", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity",
-                "DiarizationModels",
+                "CSpeakerSyncPluginABI", "ProviderPluginKit", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding",
+                "VoiceActivity", "DiarizationModels",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/SpeakerKit"

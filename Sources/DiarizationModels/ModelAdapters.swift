@@ -1,3 +1,4 @@
+import SherpaOnnxSpeakers
 import SpeakerEmbedding
 import StreamingDiarization
 import VoiceActivity
@@ -35,4 +36,20 @@ public final class SileroSpeechDetector: SpeechDetector {
     public var ongoingSpeechStartSeconds: Double? { detector.ongoingSpeechStartSeconds }
     public var analyzedSeconds: Double { detector.analyzedSeconds }
     public func flush() { detector.flush() }
+}
+
+/// A sherpa-onnx embedding model (3D-Speaker, WeSpeaker, NeMo) as the diarizer's embedder, in place of
+/// GE2E. One extractor serves every session of a process; windows are embedded one by one.
+public struct SherpaOnnxEmbedder: SpeakerEmbedder {
+    public let extractor: SpeakerEmbeddingExtractor
+
+    public init(extractor: SpeakerEmbeddingExtractor) {
+        self.extractor = extractor
+    }
+
+    public var dimension: Int { extractor.dimension }
+
+    public func embed(_ windows: [[Float]]) throws -> [[Float]] {
+        try windows.map { try extractor.embed($0) }
+    }
 }

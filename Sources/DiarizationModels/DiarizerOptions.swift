@@ -1,7 +1,8 @@
 import Foundation
 import StreamingDiarization
 
-/// A session's `options` for speakerkit: speaker-count hints and tuning knobs.
+/// A session's `options` for a provider built on `StreamingDiarizer` (speakerkit, and sherpa-onnx's
+/// live part): speaker-count hints and tuning knobs, applied over the provider's base config.
 ///
 /// `{"num_speakers": 3}` (exact), `{"min_speakers": 2, "max_speakers": 4}`, and for experiments
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
@@ -12,9 +13,9 @@ import StreamingDiarization
 /// Strict, as the energy plugin is: a key it does not know is refused with the list of known keys, so a
 /// typo (`num_speaker`) fails the start instead of silently running with the defaults; integers must be
 /// whole numbers in range rather than being truncated.
-struct SpeakerKitOptions {
+public struct DiarizerOptions: Sendable {
     /// Every key the options object may hold, in the order the error message lists them.
-    static let knownKeys = [
+    public static let knownKeys = [
         "num_speakers", "min_speakers", "max_speakers",
         "speaker_threshold", "cluster_threshold", "enrolled_speaker_threshold",
         "offline_clustering", "switch_penalty", "minimum_count_gain", "minimum_count_coherence",
@@ -24,16 +25,22 @@ struct SpeakerKitOptions {
     ]
 
 
-    var hint = SpeakerCountHint.none
-    var config = DiarizerConfig.default
+    public var hint = SpeakerCountHint.none
+    public var config: DiarizerConfig
+    /// The provider's own keys (`extraKeys`) as given, for it to read.
+    public var extra: [String: Double] = [:]
 
-    init(json: String?) throws(OptionsError) {
+    /// `base`: the provider's defaults (thresholds calibrated for its embeddings). `extraKeys`: numeric
+    /// options of the provider's own, each with its range; they are checked here and left in `extra`.
+    public init(json: String?, base: DiarizerConfig = .default, extraKeys: [String: ClosedRange<Double>] = [:]) throws(OptionsError) {
+        config = base
         guard let json, !json.trimmingCharacters(in: .whitespaces).isEmpty else { return }
         guard let object = (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any] else {
             throw OptionsError("options must be a JSON object")
         }
-        if let unknown = object.keys.sorted().first(where: { !Self.knownKeys.contains($0) }) {
-            throw OptionsError("unknown option '\(unknown)' (known: \(Self.knownKeys.joined(separator: ", ")))")
+        let allKeys = Self.knownKeys + extraKeys.keys.sorted()
+        if let unknown = object.keys.sorted().first(where: { !allKeys.contains($0) }) {
+            throw OptionsError("unknown option '\(unknown)' (known: \(allKeys.joined(separator: ", ")))")
         }
         func integer(_ key: String, _ range: ClosedRange<Int>) throws(OptionsError) -> Int? {
             guard let value = object[key], !(value is NSNull) else { return nil }
@@ -75,10 +82,13 @@ struct SpeakerKitOptions {
         if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
         if let value = try integer("minimum_batch", 1 ... 8) { config.minimumBatch = value }
         if let value = try distance("analysis_block_seconds", 0 ... 1) { config.analysisBlockSeconds = value }
+        for (key, range) in extraKeys {
+            if let value = try distance(key, range) { extra[key] = value }
+        }
     }
 }
 
-struct OptionsError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
+public struct OptionsError: Error, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
 }

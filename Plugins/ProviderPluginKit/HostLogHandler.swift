@@ -2,9 +2,10 @@ import CSpeakerSyncPluginABI
 import Logging
 
 /// swift-log inside the plugin writes through the host's log callback, never to stdout: the plugin
-/// has its own copy of swift-log, whose global bootstrap the host never sees.
+/// has its own copy of swift-log, whose global bootstrap the host never sees. `prefix` names the plugin.
 struct HostLogHandler: LogHandler {
     let host: UnsafePointer<speakersync_host_t>
+    let prefix: String
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .info
 
@@ -22,6 +23,6 @@ struct HostLogHandler: LogHandler {
         case .warning: Int32(SPEAKERSYNC_LOG_WARNING.rawValue)
         case .error, .critical: Int32(SPEAKERSYNC_LOG_ERROR.rawValue)
         }
-        "speakerkit: \(message)\(details)".withCString { host.pointee.log(host, hostLevel, $0) }
+        "\(prefix): \(message)\(details)".withCString { host.pointee.log(host, hostLevel, $0) }
     }
 }
