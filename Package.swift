@@ -11,6 +11,7 @@ let package = Package(
         // Diarization provider plugins: dynamic libraries that the host dlopen()s.
         .library(name: "speakersync-energy", type: .dynamic, targets: ["EnergyBaseline"]),
         .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
+        .library(name: "speakersync-sherpa-onnx", type: .dynamic, targets: ["SherpaOnnx"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -139,6 +140,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/SpeakerKit"
+        ),
+        // sherpa-onnx's speaker APIs with the operator's models: live turns, an offline pass at finalize
+        // (docs/plugins.md, "sherpa-onnx").
+        .target(
+            name: "SherpaOnnx",
+            dependencies: [
+                "CSpeakerSyncPluginABI", "ProviderPluginKit", "StreamingDiarization", "SpeakerManager", "SherpaOnnxSpeakers",
+                "VoiceActivity", "DiarizationModels",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Plugins/SherpaOnnx"
         ),
 
         // MARK: Tests (mirror Sources)

@@ -17,7 +17,8 @@ public struct SherpaOnnxModelCatalog: Sendable, Equatable {
         public var name: String
         public var path: String
         /// Thresholds calibrated for this model (`speakersync-bench calibrate`), by name: "speaker",
-        /// "embedding", "cluster", "enrolled". Missing ones are derived by the provider.
+        /// "embedding", "cluster", "enrolled" (the live diarizer's), "offline" (the offline pass's
+        /// clustering). Missing ones take the provider's defaults.
         public var thresholds: [String: Double]
     }
 
@@ -74,8 +75,8 @@ public struct SherpaOnnxModelCatalog: Sendable, Equatable {
                     guard let path = entry["path"] as? String else { throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)' needs a path") }
                     var thresholds: [String: Double] = [:]
                     for (key, threshold) in entry["thresholds"] as? [String: Any] ?? [:] {
-                        guard ["speaker", "embedding", "cluster", "enrolled"].contains(key), let number = threshold as? Double, number > 0, number < 2 else {
-                            throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)': threshold '\(key)' must be speaker, embedding, cluster or enrolled, a cosine distance in (0, 2)")
+                        guard ["speaker", "embedding", "cluster", "enrolled", "offline"].contains(key), let number = threshold as? Double, number > 0, number < 2 else {
+                            throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)': threshold '\(key)' must be speaker, embedding, cluster, enrolled or offline, a cosine distance in (0, 2)")
                         }
                         thresholds[key] = number
                     }
