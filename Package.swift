@@ -165,6 +165,7 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
+        .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [
             "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

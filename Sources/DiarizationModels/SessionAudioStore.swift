@@ -59,7 +59,8 @@ public final class SessionAudioStore {
 
     /// The samples in `range` (clamped), copied out.
     public func samples(in range: Range<Int>) throws -> [Float] {
-        let clamped = max(0, range.lowerBound) ..< min(sampleCount, max(0, range.upperBound))
+        let lower = min(sampleCount, max(0, range.lowerBound))
+        let clamped = lower ..< max(lower, min(sampleCount, range.upperBound))
         guard !clamped.isEmpty else { return [] }
         return try withSamples { Array($0[clamped]) }
     }
