@@ -136,7 +136,7 @@ let package = Package(
             name: "SpeakerKit",
             dependencies: [
                 "CSpeakerSyncPluginABI", "ProviderPluginKit", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding",
-                "VoiceActivity", "DiarizationModels",
+                "VoiceActivity", "DiarizationModels", "SherpaOnnxSpeakers",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/SpeakerKit"

@@ -12,11 +12,6 @@ import StreamingDiarization
 /// `StreamingDiarizer` speakerkit runs, with another embedder); at finalize sherpa-onnx's offline,
 /// overlap-aware diarization re-labels the whole session (`SherpaOnnxSession`).
 final class SherpaOnnxProvider: PluginProvider {
-    /// The live diarizer's thresholds when the model has none calibrated (`speakersync-bench calibrate`):
-    /// cosine distances for embedding models trained with a margin loss (CAM++, ERes2Net, ResNet, TitaNet),
-    /// whose different voices sit far apart.
-    static let defaultThresholds: [String: Double] = ["speaker": 0.6, "embedding": 0.4, "cluster": 0.5, "enrolled": 0.35, "offline": 0.5]
-
     /// The options this provider takes beyond the diarizer's: the offline pass's clustering.
     static let offlineOptionKeys: [String: ClosedRange<Double>] = [
         "offline_threshold": 0.01 ... 2, "min_segment_seconds": 0 ... 5, "merge_gap_seconds": 0 ... 5, "offline_pass": 0 ... 1,
@@ -40,7 +35,7 @@ final class SherpaOnnxProvider: PluginProvider {
         self.offline = offline
         self.detectors = detectors
         self.logger = logger
-        self.baseConfig = Self.config(thresholds: model.thresholds)
+        self.baseConfig = EmbeddingModelThresholds.diarizerConfig(model.thresholds)
     }
 
     private init(id: String, model: SherpaOnnxModelCatalog.EmbeddingModel?, reason: String, logger: Logger) {
@@ -58,17 +53,6 @@ final class SherpaOnnxProvider: PluginProvider {
     static func unavailable(_ reason: String, id: String = SherpaOnnxPlugin.providerID, model: SherpaOnnxModelCatalog.EmbeddingModel? = nil,
                             logger: Logger) -> SherpaOnnxProvider {
         SherpaOnnxProvider(id: id, model: model, reason: reason, logger: logger)
-    }
-
-    /// The live diarizer's config: speakerkit's, with this model's thresholds.
-    static func config(thresholds: [String: Double]) -> DiarizerConfig {
-        func value(_ key: String) -> Float { Float(thresholds[key] ?? defaultThresholds[key]!) }
-        var config = DiarizerConfig.default
-        config.speakerThreshold = value("speaker")
-        config.embeddingThreshold = value("embedding")
-        config.clusterThreshold = value("cluster")
-        config.enrolledSpeakerThreshold = value("enrolled")
-        return config
     }
 
     static func descriptor(id: String, model: SherpaOnnxModelCatalog.EmbeddingModel?, dimension: Int?) -> PluginDescriptor {
@@ -120,7 +104,7 @@ final class SherpaOnnxProvider: PluginProvider {
         }
         do {
             return try SherpaOnnxSession(
-                sessionID: request.sessionID, options: options, offlineThreshold: model?.thresholds["offline"] ?? Self.defaultThresholds["offline"]!,
+                sessionID: request.sessionID, options: options, offlineThreshold: EmbeddingModelThresholds.value("offline", in: model?.thresholds ?? [:]),
                 known: known, extractor: extractor, offline: offline, detectors: detectors, logger: logger)
         } catch {
             throw PluginFailure(.internalError, "cannot start: \(error)")

@@ -2,19 +2,59 @@ import CSpeakerSyncPluginABI
 import DiarizationModels
 import Foundation
 import ProviderPluginKit
+import SherpaOnnxSpeakers
 import SpeakerEmbedding
 import SpeakerManager
+import StreamingDiarization
 
-/// The `speakerkit` provider: silero VAD, GE2E embeddings, SpeakerManager, offline re-clustering at
-/// finalize (docs/speakerkit.md). The C glue is ProviderPluginKit's.
+/// A speakerkit provider: silero VAD, speaker embeddings, SpeakerManager, offline re-clustering at
+/// finalize (docs/speakerkit.md). `speakerkit` embeds with GE2E (no configuration needed);
+/// `speakerkit.NAME` with an operator's sherpa-onnx embedding model and that model's thresholds
+/// (`SpeakerKitModels`). The C glue is ProviderPluginKit's.
 final class SpeakerKitProvider: PluginProvider {
-    let runtime: SpeakerKitRuntime
-
-    init(runtime: SpeakerKitRuntime) {
-        self.runtime = runtime
+    /// Which embeddings the provider's sessions compute.
+    enum Embedding: Sendable {
+        case ge2e
+        case model(SherpaOnnxModelCatalog.EmbeddingModel, SpeakerEmbeddingExtractor)
     }
 
-    let descriptor = PluginDescriptor(
+    let runtime: SpeakerKitRuntime
+    let embedding: Embedding
+    let descriptor: PluginDescriptor
+    /// The diarizer's defaults: GE2E's, or the model's calibrated thresholds.
+    let baseConfig: DiarizerConfig
+
+    /// `speakerkit`: GE2E.
+    init(runtime: SpeakerKitRuntime) {
+        self.runtime = runtime
+        embedding = .ge2e
+        descriptor = Self.ge2eDescriptor
+        baseConfig = .default
+    }
+
+    /// `speakerkit.NAME`: a configured sherpa-onnx embedding model.
+    init(runtime: SpeakerKitRuntime, model: SherpaOnnxModelCatalog.EmbeddingModel, extractor: SpeakerEmbeddingExtractor) {
+        self.runtime = runtime
+        embedding = .model(model, extractor)
+        descriptor = Self.modelDescriptor(model, dimension: extractor.dimension)
+        baseConfig = EmbeddingModelThresholds.diarizerConfig(model.thresholds)
+    }
+
+    var dimension: Int {
+        switch embedding {
+        case .ge2e: SpeakerEncoder.embeddingSize
+        case .model(_, let extractor): extractor.dimension
+        }
+    }
+
+    var embedder: any SpeakerEmbedder {
+        switch embedding {
+        case .ge2e: GE2EEmbedder(encoder: runtime.encoder)
+        case .model(_, let extractor): SherpaOnnxEmbedder(extractor: extractor)
+        }
+    }
+
+    static let ge2eDescriptor = PluginDescriptor(
         id: "speakerkit",
         name: "SpeakerKit (silero VAD + GE2E embeddings + SpeakerManager)",
         version: "1.0.0",
@@ -29,9 +69,30 @@ final class SpeakerKitProvider: PluginProvider {
             + "0.0115 CPU s per audio s on one core; 100 real-time sessions on 2 cores with words back in 13 ms p99 "
             + "(speakersync eval, speakersync-bench sessions; docs/accuracy.md, docs/benchmarks.md)")
 
+    static func modelDescriptor(_ model: SherpaOnnxModelCatalog.EmbeddingModel, dimension: Int) -> PluginDescriptor {
+        let file = URL(fileURLWithPath: model.path).lastPathComponent
+        let calibrated = model.thresholds.isEmpty
+            ? "thresholds: the defaults for margin-loss models (not calibrated for this model: speakersync-bench calibrate)"
+            : "thresholds calibrated for this model: " + model.thresholds.keys.sorted().map { "\($0) \(model.thresholds[$0]!)" }.joined(separator: ", ")
+        return PluginDescriptor(
+            id: "speakerkit.\(model.name)",
+            name: "SpeakerKit with the '\(model.name)' embedding model (silero VAD + sherpa-onnx embeddings + SpeakerManager)",
+            version: "1.0.0",
+            description: "speakerkit's streaming diarization with the operator's sherpa-onnx embedding model \(file) "
+                + "(\(dimension) dimensions) in place of GE2E; \(calibrated). Turns within about a second, offline "
+                + "re-clustering at finalize, one speaker at a time.",
+            latencyClass: SPEAKERSYNC_LATENCY_REALTIME,
+            licence: "MIT AND Apache-2.0 (SpeakerSync, sherpa-onnx, silero VAD) AND the embedding model's own (3D-Speaker Apache-2.0, "
+                + "WeSpeaker Apache-2.0 with CC-BY-4.0 VoxCeleb weights, NeMo TitaNet CC-BY-4.0)",
+            requirements: "the model in the 'speakerkit' section of serve --provider-config (embedding_models), or "
+                + "\(SherpaOnnxModelCatalog.embeddingVariable); vendor/ from scripts/setup",
+            measured: "not measured for this operator's model here: run speakersync eval --provider speakerkit.\(model.name) "
+                + "(docs/accuracy.md has the figures for the models this project measured)")
+    }
+
     func checkOptions(_ optionsJSON: String?) throws(PluginFailure) {
         do throws(OptionsError) {
-            _ = try DiarizerOptions(json: optionsJSON)
+            _ = try DiarizerOptions(json: optionsJSON, base: baseConfig)
         } catch {
             throw PluginFailure(.invalidArgument, error.message)
         }
@@ -40,18 +101,19 @@ final class SpeakerKitProvider: PluginProvider {
     func makeSession(_ request: PluginSessionRequest) throws(PluginFailure) -> any PluginProviderSession {
         let options: DiarizerOptions
         do throws(OptionsError) {
-            options = try DiarizerOptions(json: request.optionsJSON)
+            options = try DiarizerOptions(json: request.optionsJSON, base: baseConfig)
         } catch {
             throw PluginFailure(.invalidArgument, "invalid options: \(error.message)")
         }
         let now = Date()
         let known = request.knownSpeakers.compactMap { known -> Speaker? in
-            guard known.embedding.count == SpeakerEncoder.embeddingSize else { return nil }
+            // Profiles from another provider's embedding space cannot be compared with this one's.
+            guard known.embedding.count == dimension else { return nil }
             return Speaker(id: String(known.speaker), name: known.name, currentEmbedding: known.embedding,
                            durationSeconds: known.seconds, createdAt: now, isPermanent: known.isPermanent)
         }
         do {
-            let session = try SpeakerKitSession(runtime: runtime, options: options, known: known, sessionID: request.sessionID)
+            let session = try SpeakerKitSession(runtime: runtime, embedder: embedder, options: options, known: known, sessionID: request.sessionID)
             runtime.logger.debug("session started", metadata: [
                 "session": "\(request.sessionID)", "known_speakers": "\(known.count)",
                 "hint": "\(options.hint.exact.map(String.init) ?? "-")/\(options.hint.minimum.map(String.init) ?? "-")/\(options.hint.maximum.map(String.init) ?? "-")",
@@ -67,7 +129,10 @@ final class SpeakerKitProvider: PluginProvider {
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {
         let speech = try runtime.speech(in: samples)
         do {
-            return try runtime.encoder.embedUtterance(samples: speech, sampleRate: 16_000).embedding
+            switch embedding {
+            case .ge2e: return try runtime.encoder.embedUtterance(samples: speech, sampleRate: 16_000).embedding
+            case .model(_, let extractor): return try extractor.embed(speech)
+            }
         } catch {
             throw PluginFailure(.internalError, "embed_voice: \(error)")
         }
@@ -79,7 +144,8 @@ final class SpeakerKitProvider: PluginProvider {
 public func speakersyncPluginEntry() -> UnsafePointer<speakersync_plugin_entry_t> {
     PluginEntryTables.entry(name: "speakerkit") { host in
         do {
-            return [SpeakerKitProvider(runtime: try SpeakerKitRuntime(logger: host.logger))]
+            let runtime = try SpeakerKitRuntime(logger: host.logger)
+            return [SpeakerKitProvider(runtime: runtime)] + SpeakerKitModels.providers(runtime: runtime, host: host)
         } catch {
             throw PluginFailure(.unsupported, "cannot load its models: \(error) (run scripts/setup to install vendor/)")
         }

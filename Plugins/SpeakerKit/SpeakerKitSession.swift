@@ -16,18 +16,20 @@ final class SpeakerKitSession: PluginProviderSession {
     private let runtime: SpeakerKitRuntime
     let logger: Logger
 
-    init(runtime: SpeakerKitRuntime, options: DiarizerOptions, known: [Speaker], sessionID: String) throws {
+    init(runtime: SpeakerKitRuntime, embedder: any SpeakerEmbedder, options: DiarizerOptions, known: [Speaker], sessionID: String) throws {
         self.sessionID = sessionID
         var logger = runtime.logger
         logger[metadataKey: "session"] = "\(sessionID)"
         self.logger = logger
-        let speakers = try SpeakerManager(config: options.config.speakerManagerConfig, logger: logger)
+        var managerConfig = options.config.speakerManagerConfig
+        managerConfig.embeddingDimension = embedder.dimension
+        let speakers = try SpeakerManager(config: managerConfig, logger: logger)
         if !known.isEmpty { try speakers.initializeKnownSpeakers(known, mode: .overwrite, preserveIfPermanent: false) }
         self.runtime = runtime
         detector = try runtime.detectors.take()
         diarizer = StreamingDiarizer(
             config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: detector),
-            embedder: GE2EEmbedder(encoder: runtime.encoder), speakers: speakers, logger: logger)
+            embedder: embedder, speakers: speakers, logger: logger)
     }
 
     deinit {

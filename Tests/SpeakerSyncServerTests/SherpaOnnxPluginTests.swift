@@ -27,7 +27,7 @@ import TestSupport
 
     static func registry(section: String?) throws -> PluginRegistry {
         let configuration = ProviderConfiguration(sections: section.map { ["sherpa-onnx": $0] } ?? [:])
-        return PluginRegistry(libraryPaths: [try TestPlugins.built(pluginID).path], configuration: configuration, logger: Logger(label: "test"))
+        return try TestPlugins.freshRegistry(pluginID, configuration: configuration)
     }
 
     static func configured() throws -> PluginRegistry {
