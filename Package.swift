@@ -115,6 +115,7 @@ let package = Package(
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
+            "SherpaOnnxSpeakers",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
