@@ -1,16 +1,13 @@
 /// Thresholds for an embedding model from how far apart its embeddings of the same voice and of
-/// different voices lie on labelled audio (`speakersync-bench calibrate`). Each threshold is read off
-/// the model's own distance distributions at an operating point chosen for what the threshold does, so
-/// a model whose different voices sit at cosine distance 0.9 (CAM++) and one whose sit at 0.08 (GE2E)
-/// get thresholds with the same meaning:
+/// different voices lie on labelled audio (`speakersync-bench calibrate`).
 ///
-/// - `speaker`, `cluster`, `offline` (a frame starts a new speaker; clusters merge): the equal-error
-///   point, where as many same-voice pairs are farther apart as different-voice pairs are closer.
-/// - `embedding` (a frame also updates its speaker's profile): the median same-voice distance, so only
-///   typical frames of a voice move its profile.
-/// - `enrolled` (a whole speaker keeps an enrolled person's name): the distance that 1 % of
-///   different-voice pairs fall within; centroids of a session's frames are closer to their voice than
-///   single frames, so this is strict on strangers without missing people.
+/// The diarizer's thresholds were tuned for GE2E (docs/accuracy.md); a model whose different voices sit
+/// at cosine distance 0.9 (CAM++) needs other numbers with the same meaning. `matched(_:from:)` maps a
+/// threshold tuned on a reference model to the distance that sits at the same place among this model's
+/// distances on the same audio: the same average of the two distributions' CDFs (the share of same-voice
+/// pairs within it and the share of different-voice pairs within it), which is monotone, so the order
+/// of thresholds is kept. `offline` (sherpa-onnx's offline clustering, which GE2E never had) is the
+/// equal-error point, where as many same-voice pairs lie beyond it as different-voice pairs within.
 public struct EmbeddingCalibration: Sendable, Equatable {
     public var samePairs: Int
     public var differentPairs: Int
@@ -22,13 +19,46 @@ public struct EmbeddingCalibration: Sendable, Equatable {
     /// The distance within which 1 % of different-voice pairs fall.
     public var onePercentFalseAcceptDistance: Double
 
-    /// The thresholds by the names the provider config takes.
-    public var thresholds: [String: Double] {
+    /// The distances, sorted.
+    public var same: [Double]
+    public var different: [Double]
+
+    /// The share of pairs (half same-voice, half different-voice) within `distance`.
+    public func position(of distance: Double) -> Double {
+        0.5 * Self.fraction(same, atOrBelow: distance) + 0.5 * Self.fraction(different, atOrBelow: distance)
+    }
+
+    /// The distance at `position` (0...1): the inverse of `position(of:)`, by bisection.
+    public func distance(at position: Double) -> Double {
+        var low = 0.0, high = 2.0
+        for _ in 0 ..< 50 {
+            let middle = (low + high) / 2
+            if self.position(of: middle) < position { low = middle } else { high = middle }
+        }
+        return high
+    }
+
+    /// A threshold tuned on `reference`'s embeddings, carried over to this model's.
+    public func matched(_ threshold: Double, from reference: EmbeddingCalibration) -> Double {
+        distance(at: reference.position(of: threshold))
+    }
+
+    /// The thresholds by the names the provider config takes, carried over from `tuned` (the names and
+    /// values tuned on `reference`).
+    public func thresholds(matching tuned: [String: Double], of reference: EmbeddingCalibration) -> [String: Double] {
         func rounded(_ value: Double) -> Double { (min(1.99, max(0.01, value)) * 1000).rounded() / 1000 }
-        return [
-            "speaker": rounded(equalErrorDistance), "cluster": rounded(equalErrorDistance), "offline": rounded(equalErrorDistance),
-            "embedding": rounded(sameMedian), "enrolled": rounded(onePercentFalseAcceptDistance),
-        ]
+        var thresholds = tuned.mapValues { rounded(matched($0, from: reference)) }
+        thresholds["offline"] = rounded(equalErrorDistance)
+        return thresholds
+    }
+
+    static func fraction(_ sorted: [Double], atOrBelow value: Double) -> Double {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] <= value { low = middle + 1 } else { high = middle }
+        }
+        return Double(low) / Double(sorted.count)
     }
 
     /// nil when either kind of pair is missing (a set with one voice per file tells nothing).
@@ -36,6 +66,8 @@ public struct EmbeddingCalibration: Sendable, Equatable {
         guard !sameDistances.isEmpty, !differentDistances.isEmpty else { return nil }
         let same = sameDistances.sorted()
         let different = differentDistances.sorted()
+        self.same = same
+        self.different = different
         samePairs = same.count
         differentPairs = different.count
         sameMedian = Self.quantile(same, 0.5)

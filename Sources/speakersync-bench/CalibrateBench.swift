@@ -10,8 +10,9 @@ import SpeakerSyncEval
 import StreamingDiarization
 
 /// Thresholds for an embedding model, from labelled meetings: embeddings of windows where exactly one
-/// reference speaker talks, cosine distances of every pair within a recording (same voice, different
-/// voices), and the operating points `EmbeddingCalibration` reads off them. Prints the figures and the
+/// reference speaker talks, by the model and by GE2E (whose thresholds speakerkit tuned), cosine
+/// distances of every pair within a recording (same voice, different voices), and each GE2E threshold
+/// carried over to the model's distances (`EmbeddingCalibration`). Prints the figures and the
 /// provider-config entry (`"thresholds"`) for the model. Calibrate on one set and measure on another
 /// (docs/accuracy.md does: synthetic seeds it never scores, then fresh seeds and ami-dev).
 struct CalibrateBench: ParsableCommand {
@@ -30,17 +31,43 @@ struct CalibrateBench: ParsableCommand {
     func run() throws {
         var logger = Logger(label: "calibrate")
         logger.logLevel = .warning
-        let embedder: any SpeakerEmbedder
-        let name: String
-        if let embeddingModel {
-            embedder = SherpaOnnxEmbedder(extractor: try SpeakerEmbeddingExtractor(modelPath: embeddingModel))
-            name = URL(fileURLWithPath: embeddingModel).lastPathComponent
-        } else {
-            embedder = GE2EEmbedder(encoder: try SpeakerEncoder(logger: logger))
-            name = "GE2E"
+        let ge2e = try calibrate(GE2EEmbedder(encoder: try SpeakerEncoder(logger: logger)), name: "GE2E")
+        let tuned = DiarizerConfig.default
+        let ge2eThresholds: [String: Double] = [
+            "speaker": Double(tuned.speakerThreshold), "embedding": Double(tuned.embeddingThreshold),
+            "cluster": Double(tuned.clusterThreshold), "enrolled": Double(tuned.enrolledSpeakerThreshold),
+        ]
+        guard let embeddingModel else {
+            print("GE2E's tuned thresholds: " + ge2eThresholds.keys.sorted().map { "\($0) \(ge2eThresholds[$0]!)" }.joined(separator: ", "))
+            return
         }
+        let name = URL(fileURLWithPath: embeddingModel).lastPathComponent
+        let model = try calibrate(SherpaOnnxEmbedder(extractor: try SpeakerEmbeddingExtractor(modelPath: embeddingModel)), name: name)
+        var thresholds = model.frames.thresholds(matching: ge2eThresholds.filter { $0.key != "enrolled" }, of: ge2e.frames)
+        // The enrolled check compares a whole speaker's centroid with a person's profile: carried over
+        // on centroid distances, not frame distances.
+        if let modelCentroids = model.centroids, let ge2eCentroids = ge2e.centroids {
+            thresholds["enrolled"] = (modelCentroids.matched(ge2eThresholds["enrolled"]!, from: ge2eCentroids) * 1000).rounded() / 1000
+        }
+        for key in thresholds.keys.sorted() {
+            if let from = ge2eThresholds[key] {
+                let scale = key == "enrolled" ? ge2e.centroids ?? ge2e.frames : ge2e.frames
+                print(String(format: "%@: GE2E %.3f (%.0f %% of %@ pairs within) -> %.3f", key, from, scale.position(of: from) * 100,
+                             key == "enrolled" ? "centroid" : "window", thresholds[key]!))
+            } else {
+                print(String(format: "%@: the model's equal-error distance %.3f", key, thresholds[key]!))
+            }
+        }
+        let entry = thresholds.keys.sorted().map { "\"\($0)\": \(thresholds[$0]!)" }.joined(separator: ", ")
+        print("provider config entry: {\"path\": \"\(embeddingModel)\", \"thresholds\": {\(entry)}}")
+    }
+
+    /// Every same-voice and different-voice distance of `embedder` on the set, between windows and
+    /// between centroids (each speaker's odd and even windows; different speakers' centroids).
+    func calibrate(_ embedder: any SpeakerEmbedder, name: String) throws -> (frames: EmbeddingCalibration, centroids: EmbeddingCalibration?) {
         let reference = try RTTM.parse(String(contentsOfFile: rttm, encoding: .utf8))
         var same: [Double] = [], different: [Double] = []
+        var centroidSame: [Double] = [], centroidDifferent: [Double] = []
         var windowCount = 0
         let started = Date()
         for file in try EvalCorpus.expandAudioPaths([audio]).map(\.path) {
@@ -56,6 +83,21 @@ struct CalibrateBench: ParsableCommand {
                 for embedding in try embedder.embed(audio) { embedded.append((speaker, embedding)) }
             }
             windowCount += embedded.count
+            var halves: [(speaker: String, centroid: [Float])] = []
+            for speaker in Set(embedded.map(\.speaker)).sorted() {
+                let mine = embedded.filter { $0.speaker == speaker }.map(\.embedding)
+                guard mine.count >= 2 else { continue }
+                for parity in 0 ..< 2 {
+                    let half = mine.indices.filter { $0 % 2 == parity }.map { mine[$0] }
+                    halves.append((speaker, Self.centroid(half)))
+                }
+            }
+            for i in halves.indices {
+                for j in halves.indices where j > i {
+                    let distance = EmbeddingCalibration.cosineDistance(halves[i].centroid, halves[j].centroid)
+                    if halves[i].speaker == halves[j].speaker { centroidSame.append(distance) } else { centroidDifferent.append(distance) }
+                }
+            }
             for i in embedded.indices {
                 for j in embedded.indices where j > i {
                     let distance = EmbeddingCalibration.cosineDistance(embedded[i].embedding, embedded[j].embedding)
@@ -66,13 +108,25 @@ struct CalibrateBench: ParsableCommand {
         guard let calibration = EmbeddingCalibration(sameDistances: same, differentDistances: different) else {
             throw ValidationError("no file had two reference speakers with \(windowSeconds) s of solo speech each: nothing to calibrate on")
         }
-        print(String(format: "%@: %d windows, %d same-voice and %d different-voice pairs (%.0f s)", name, windowCount,
-                     calibration.samePairs, calibration.differentPairs, Date().timeIntervalSince(started)))
-        print(String(format: "cosine distance medians: same voice %.3f, different voices %.3f", calibration.sameMedian, calibration.differentMedian))
-        print(String(format: "equal error rate %.1f %% at distance %.3f; 1 %% of different-voice pairs within %.3f",
-                     calibration.equalErrorRate * 100, calibration.equalErrorDistance, calibration.onePercentFalseAcceptDistance))
-        let thresholds = calibration.thresholds.keys.sorted().map { "\"\($0)\": \(calibration.thresholds[$0]!)" }.joined(separator: ", ")
-        print("provider config entry: {\"path\": \"\(embeddingModel ?? "(GE2E: speakerkit's built-in defaults apply)")\", \"thresholds\": {\(thresholds)}}")
+        print(String(format: "%@: %d windows, %d same-voice and %d different-voice pairs (%.1f s); cosine distance medians: same voice %.3f, "
+                        + "different voices %.3f; equal error rate %.1f %% at %.3f", name, windowCount, calibration.samePairs,
+                     calibration.differentPairs, Date().timeIntervalSince(started), calibration.sameMedian, calibration.differentMedian,
+                     calibration.equalErrorRate * 100, calibration.equalErrorDistance))
+        let centroids = EmbeddingCalibration(sameDistances: centroidSame, differentDistances: centroidDifferent)
+        if let centroids {
+            print(String(format: "  centroids: %d same-voice, %d different-voice pairs; medians %.3f and %.3f", centroids.samePairs,
+                         centroids.differentPairs, centroids.sameMedian, centroids.differentMedian))
+        }
+        return (calibration, centroids)
+    }
+
+    static func centroid(_ embeddings: [[Float]]) -> [Float] {
+        var sum = [Float](repeating: 0, count: embeddings[0].count)
+        for embedding in embeddings {
+            let norm = max(1e-9, embedding.reduce(0) { $0 + $1 * $1 }.squareRoot())
+            for i in sum.indices { sum[i] += embedding[i] / norm }
+        }
+        return sum
     }
 
     /// Per speaker, windows of `windowSeconds` inside their solo speech (no other reference speaker),

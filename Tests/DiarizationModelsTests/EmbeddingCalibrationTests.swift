@@ -11,9 +11,26 @@ import Testing
         #expect(abs(calibration.sameMedian - 0.199) < 1e-9)
         #expect(abs(calibration.differentMedian - 0.799) < 1e-9)
         #expect(abs(calibration.onePercentFalseAcceptDistance - 0.70198) < 1e-9)
-        #expect(calibration.thresholds["embedding"] == 0.199)
-        #expect(calibration.thresholds["enrolled"] == 0.702)
-        #expect(calibration.thresholds["speaker"] == calibration.thresholds["cluster"])
+    }
+
+    @Test func aTunedThresholdKeepsItsPlaceAmongTheOtherModelsDistances() throws {
+        // The reference model: same 0.0-0.2, different 0.3-0.5; the other: same 0.2-0.6, different 0.7-1.1.
+        let steps: [Double] = (0 ..< 100).map { Double($0) }
+        let referenceSame: [Double] = steps.map { $0 * 0.002 }
+        let referenceDifferent: [Double] = steps.map { 0.3 + $0 * 0.002 }
+        let modelSame: [Double] = steps.map { 0.2 + $0 * 0.004 }
+        let modelDifferent: [Double] = steps.map { 0.7 + $0 * 0.004 }
+        let reference = try #require(EmbeddingCalibration(sameDistances: referenceSame, differentDistances: referenceDifferent))
+        let model = try #require(EmbeddingCalibration(sameDistances: modelSame, differentDistances: modelDifferent))
+        // The reference's same-voice median maps to the model's; its different-voice median to the model's.
+        #expect(abs(model.matched(0.1, from: reference) - 0.4) < 0.005)
+        #expect(abs(model.matched(0.4, from: reference) - 0.9) < 0.005)
+        // Between the distributions (every same pair within, no different pair): between the model's.
+        let gap = model.matched(0.25, from: reference)
+        #expect(gap >= 0.596 && gap <= 0.7)
+        let thresholds = model.thresholds(matching: ["speaker": 0.4, "enrolled": 0.1], of: reference)
+        #expect(thresholds["speaker"]! > thresholds["enrolled"]!)
+        #expect(thresholds["offline"] == (model.equalErrorDistance * 1000).rounded() / 1000)
     }
 
     @Test func overlappingDistributionsMeetAtTheEqualErrorPoint() throws {
