@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "speakersync-energy", type: .dynamic, targets: ["EnergyBaseline"]),
         .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
         .library(name: "speakersync-sherpa-onnx", type: .dynamic, targets: ["SherpaOnnx"]),
+        .library(name: "speakersync-falcon", type: .dynamic, targets: ["Falcon"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +80,9 @@ let package = Package(
         // dlopen'd library; model files are checked before the library sees them.
         .target(name: "CSherpaOnnxSpeakers"),
         .target(name: "SherpaOnnxSpeakers", dependencies: ["CSherpaOnnxSpeakers", "VoiceActivity"]),
+        // Picovoice Falcon's C library (PyPI pvfalcon, vendored by scripts/setup), dlopen'd; docs/falcon.md.
+        .target(name: "CPicovoiceFalcon"),
+        .target(name: "PicovoiceFalcon", dependencies: ["CPicovoiceFalcon", "VoiceActivity"]),
         // The LSTM's per-frame recurrent product, vectorised in C (AVX-512 / AVX2 chosen at run time).
         .target(name: "CSpeakerEmbeddingKernels", cSettings: [.unsafeFlags(["-O3"])]),
         .target(name: "SpeakerEmbedding", dependencies: [
@@ -142,6 +146,15 @@ let package = Package(
             ],
             path: "Plugins/SpeakerKit"
         ),
+        // Picovoice Falcon: a sliding window live, a pass over the whole session at finalize (docs/falcon.md).
+        .target(
+            name: "Falcon",
+            dependencies: [
+                "CSpeakerSyncPluginABI", "ProviderPluginKit", "PicovoiceFalcon", "StreamingDiarization", "DiarizationModels",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Plugins/Falcon"
+        ),
         // sherpa-onnx's speaker APIs with the operator's models: live turns, an offline pass at finalize
         // (docs/plugins.md, "sherpa-onnx").
         .target(
@@ -157,7 +170,7 @@ let package = Package(
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
         .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")],
-                path: "Tests/TestSupport", exclude: ["faulty_plugin.c"]),
+                path: "Tests/TestSupport", exclude: ["faulty_plugin.c", "falcon_double.c"]),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
@@ -167,6 +180,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
+        .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [
             "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -47,7 +47,7 @@ public enum VendorLocation {
     }
 
     /// The first `<ancestor>/<subpath>` holding `fileName`, over every ancestor of every root in turn.
-    static func locate(_ subpath: String, containing fileName: String, searchRoots: [String]) -> String {
+    public static func locate(_ subpath: String, containing fileName: String, searchRoots: [String] = defaultSearchRoots()) -> String {
         let files = FileManager.default
         for root in searchRoots {
             let absolute = root.hasPrefix("/") ? root : (files.currentDirectoryPath as NSString).appendingPathComponent(root)
