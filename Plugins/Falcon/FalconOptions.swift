@@ -32,7 +32,8 @@ struct FalconOptions: Sendable, Equatable {
                 guard let range = Self.ranges[key] else {
                     throw FalconOptionsError("unknown option '\(key)' (known: \(Self.ranges.keys.sorted().joined(separator: ", ")))")
                 }
-                guard let number = object[key] as? Double, !(object[key] is Bool), range.contains(number) else {
+                // JSON true/false arrive as NSNumber 1/0 and are taken as such (as DiarizerOptions does).
+                guard let number = (object[key] as? NSNumber)?.doubleValue, range.contains(number) else {
                     throw FalconOptionsError("\(key) must be a number in \(range.lowerBound)...\(range.upperBound)")
                 }
                 switch key {
