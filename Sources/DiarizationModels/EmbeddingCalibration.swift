@@ -6,8 +6,10 @@
 /// threshold tuned on a reference model to the distance that sits at the same place among this model's
 /// distances on the same audio: the same average of the two distributions' CDFs (the share of same-voice
 /// pairs within it and the share of different-voice pairs within it), which is monotone, so the order
-/// of thresholds is kept. `offline` (sherpa-onnx's offline clustering, which GE2E never had) is the
-/// equal-error point, where as many same-voice pairs lie beyond it as different-voice pairs within.
+/// of thresholds is kept. The equal-error point (as many same-voice pairs beyond it as different-voice
+/// pairs within) is reported, not used: sherpa-onnx's offline clustering compares whole-segment
+/// embeddings, and set there it split voices (docs/accuracy.md); that threshold keeps sherpa-onnx's
+/// default unless the operator sweeps it with `speakersync eval` on data of their own.
 public struct EmbeddingCalibration: Sendable, Equatable {
     public var samePairs: Int
     public var differentPairs: Int
@@ -47,9 +49,7 @@ public struct EmbeddingCalibration: Sendable, Equatable {
     /// values tuned on `reference`).
     public func thresholds(matching tuned: [String: Double], of reference: EmbeddingCalibration) -> [String: Double] {
         func rounded(_ value: Double) -> Double { (min(1.99, max(0.01, value)) * 1000).rounded() / 1000 }
-        var thresholds = tuned.mapValues { rounded(matched($0, from: reference)) }
-        thresholds["offline"] = rounded(equalErrorDistance)
-        return thresholds
+        return tuned.mapValues { rounded(matched($0, from: reference)) }
     }
 
     static func fraction(_ sorted: [Double], atOrBelow value: Double) -> Double {
