@@ -181,6 +181,7 @@ let package = Package(
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),
+        .testTarget(name: "ProviderPluginKitTests", dependencies: ["ProviderPluginKit"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [
             "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

@@ -18,8 +18,7 @@ final class FalconSession: PluginProviderSession {
     private let logger: Logger
     private let audio = SessionAudioStore()
     private var tracker = WindowedTurnTracker()
-    private var pending: [UInt64: PluginTurn] = [:]
-    private var delivered: Set<UInt64> = []
+    private var outbox = PluginTurnOutbox()
     private var nextWindowSample: Int
     private var isFinalized = false
     private static let sampleRate = 16_000
@@ -54,12 +53,7 @@ final class FalconSession: PluginProviderSession {
     }
 
     func pullTurns() -> [PluginTurn] {
-        let turns = pending.values.sorted { $0.id < $1.id }
-        pending.removeAll(keepingCapacity: true)
-        for turn in turns {
-            if turn.isRemoved { delivered.remove(turn.id) } else { delivered.insert(turn.id) }
-        }
-        return turns
+        outbox.pull()
     }
 
     func finalize() throws(PluginFailure) {
@@ -100,15 +94,10 @@ final class FalconSession: PluginProviderSession {
             switch change {
             case .upsert(let turn):
                 // Falcon gives no per-segment confidence.
-                pending[turn.id] = PluginTurn(id: turn.id, speaker: Int32(clamping: turn.speaker), startSeconds: turn.startSeconds,
-                                              endSeconds: turn.endSeconds, confidence: 0.8)
+                outbox.publish(PluginTurn(id: turn.id, speaker: Int32(clamping: turn.speaker), startSeconds: turn.startSeconds,
+                                          endSeconds: turn.endSeconds, confidence: 0.8))
             case .remove(let id):
-                // A turn the host never saw needs no removal: drop its queued change instead.
-                if delivered.contains(id) {
-                    pending[id] = PluginTurn(id: id, speaker: 0, startSeconds: 0, endSeconds: 0, confidence: 0, isRemoved: true)
-                } else {
-                    pending.removeValue(forKey: id)
-                }
+                outbox.withdraw(id)
             }
         }
     }

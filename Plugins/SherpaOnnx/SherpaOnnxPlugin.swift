@@ -59,54 +59,18 @@ enum SherpaOnnxPlugin {
 
 /// Offline diarizers for finalize, made as needed up to one per core: each runs one recording at a
 /// time, and several sessions may finalize at once.
-final class OfflineDiarizerPool: @unchecked Sendable {
-    private let segmentationModelPath: String
-    private let embeddingModelPath: String
-    private let threads: Int
-    private let condition = NSCondition()
-    private var idle: [OfflineSpeakerDiarizer] = []
-    private var made = 0
-    private let maximum = max(1, ProcessInfo.processInfo.activeProcessorCount)
+final class OfflineDiarizerPool: Sendable {
+    private let pool: ResourcePool<OfflineSpeakerDiarizer, SherpaOnnxSpeakersError>
 
     /// Makes the first diarizer now, so a model sherpa-onnx cannot use fails loading, not a session.
     init(segmentationModelPath: String, embeddingModelPath: String, threads: Int) throws(SherpaOnnxSpeakersError) {
-        self.segmentationModelPath = segmentationModelPath
-        self.embeddingModelPath = embeddingModelPath
-        self.threads = threads
-        idle.append(try OfflineSpeakerDiarizer(segmentationModelPath: segmentationModelPath, embeddingModelPath: embeddingModelPath, threads: threads))
-        made = 1
+        let make = { () throws(SherpaOnnxSpeakersError) -> OfflineSpeakerDiarizer in
+            try OfflineSpeakerDiarizer(segmentationModelPath: segmentationModelPath, embeddingModelPath: embeddingModelPath, threads: threads)
+        }
+        pool = ResourcePool(first: try make(), maximum: ProcessInfo.processInfo.activeProcessorCount, make: make)
     }
 
     func process(_ samples: UnsafeBufferPointer<Float>, clustering: OfflineSpeakerDiarizer.Clustering) throws(SherpaOnnxSpeakersError) -> [OfflineSpeakerDiarizer.Segment] {
-        let diarizer = try take()
-        defer { giveBack(diarizer) }
-        return try diarizer.process(samples, clustering: clustering)
-    }
-
-    private func take() throws(SherpaOnnxSpeakersError) -> OfflineSpeakerDiarizer {
-        condition.lock()
-        while idle.isEmpty && made >= maximum { condition.wait() }
-        if let diarizer = idle.popLast() {
-            condition.unlock()
-            return diarizer
-        }
-        made += 1
-        condition.unlock()
-        do {
-            return try OfflineSpeakerDiarizer(segmentationModelPath: segmentationModelPath, embeddingModelPath: embeddingModelPath, threads: threads)
-        } catch {
-            condition.lock()
-            made -= 1
-            condition.signal()
-            condition.unlock()
-            throw error
-        }
-    }
-
-    private func giveBack(_ diarizer: OfflineSpeakerDiarizer) {
-        condition.lock()
-        idle.append(diarizer)
-        condition.signal()
-        condition.unlock()
+        try pool.withResource { (diarizer) throws(SherpaOnnxSpeakersError) in try diarizer.process(samples, clustering: clustering) }
     }
 }

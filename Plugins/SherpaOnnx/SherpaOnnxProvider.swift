@@ -117,12 +117,9 @@ final class SherpaOnnxProvider: PluginProvider {
         guard reason == nil, let extractor, let detectors else { throw PluginFailure(.unavailable, reason ?? "not loaded") }
         let speech: [Float]
         do {
-            speech = try detectors.speech(in: samples)
+            speech = try detectors.enrolmentSpeech(in: samples)
         } catch {
-            throw PluginFailure(.internalError, "embed_voice: \(error)")
-        }
-        guard Double(speech.count) / 16_000 >= 1.0 else {
-            throw PluginFailure(.invalidArgument, String(format: "embed_voice: %.1f s of speech found; at least 1 s is needed (3 to 10 s works best)", Double(speech.count) / 16_000))
+            throw PluginFailure(error.isTooShort ? .invalidArgument : .internalError, "embed_voice: \(error.message)")
         }
         do {
             return try extractor.embed(speech)

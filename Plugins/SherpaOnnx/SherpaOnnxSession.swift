@@ -32,12 +32,8 @@ final class SherpaOnnxSession: PluginProviderSession {
     private let runsOfflinePass: Bool
     private let knownSpeakers: Set<Int>
 
-    /// The turns as this session states them now (none removed).
-    private var current: [UInt64: PluginTurn] = [:]
-    /// Changes the host has not pulled yet.
-    private var pending: [UInt64: PluginTurn] = [:]
-    /// Ids the host holds as live turns (pulled, not removed): only those need a removal.
-    private var delivered: Set<UInt64> = []
+    /// The turns as this session states them, and what the host has not pulled yet.
+    private var outbox = PluginTurnOutbox()
     /// After a successful offline pass: its segments with final labels, for profiles.
     private var offlineSegments: [(speaker: Int32, startSeconds: Double, endSeconds: Double)]?
     private var profiles: [Int32: (embedding: [Float], seconds: Double)?] = [:]
@@ -85,12 +81,7 @@ final class SherpaOnnxSession: PluginProviderSession {
 
     func pullTurns() -> [PluginTurn] {
         takeLiveTurns()
-        let turns = pending.values.sorted { $0.id < $1.id }
-        pending.removeAll(keepingCapacity: true)
-        for turn in turns {
-            if turn.isRemoved { delivered.remove(turn.id) } else { delivered.insert(turn.id) }
-        }
-        return turns
+        return outbox.pull()
     }
 
     func finalize() throws(PluginFailure) {
@@ -112,7 +103,7 @@ final class SherpaOnnxSession: PluginProviderSession {
             logger.warning("offline pass failed; keeping the live turns", metadata: ["error": "\(error)"])
             return
         }
-        guard !segments.isEmpty || current.isEmpty else {
+        guard !segments.isEmpty || outbox.current.isEmpty else {
             logger.warning("offline pass found no speech where the live turns found some; keeping the live turns")
             return
         }
@@ -141,14 +132,7 @@ final class SherpaOnnxSession: PluginProviderSession {
     }
 
     private func publish(_ turn: PluginTurn) {
-        if turn.isRemoved {
-            current.removeValue(forKey: turn.id)
-            // A turn the host never saw needs no removal: drop its queued change instead.
-            if delivered.contains(turn.id) { pending[turn.id] = turn } else { pending.removeValue(forKey: turn.id) }
-        } else {
-            current[turn.id] = turn
-            pending[turn.id] = turn
-        }
+        outbox.publish(turn)
     }
 
     // MARK: Offline
@@ -173,14 +157,10 @@ final class SherpaOnnxSession: PluginProviderSession {
 
     /// The offline segments become the session's turns, labelled by overlap with the live turns.
     private func replaceLiveTurns(with segments: [OfflineSpeakerDiarizer.Segment]) {
-        let earlier = current.values.map { SpeakerRelabelling.Span(speaker: Int($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        let earlier = outbox.current.values.map { SpeakerRelabelling.Span(speaker: Int($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
         let new = segments.map { SpeakerRelabelling.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
         let labels = SpeakerRelabelling.labels(for: new, earlier: earlier, reserved: knownSpeakers)
-        for turn in current.values {
-            var removed = turn
-            removed.isRemoved = true
-            publish(removed)
-        }
+        for id in outbox.current.keys.sorted() { outbox.withdraw(id) }
         var labelled: [(speaker: Int32, startSeconds: Double, endSeconds: Double)] = []
         for (index, segment) in segments.enumerated() {
             let speaker = Int32(clamping: labels[segment.speaker] ?? segment.speaker)

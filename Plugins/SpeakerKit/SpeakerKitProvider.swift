@@ -127,7 +127,12 @@ final class SpeakerKitProvider: PluginProvider {
     var embedsVoices: Bool { true }
 
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {
-        let speech = try runtime.speech(in: samples)
+        let speech: [Float]
+        do {
+            speech = try runtime.detectors.enrolmentSpeech(in: samples)
+        } catch {
+            throw PluginFailure(error.isTooShort ? .invalidArgument : .internalError, "embed_voice: \(error.message)")
+        }
         do {
             switch embedding {
             case .ge2e: return try runtime.encoder.embedUtterance(samples: speech, sampleRate: 16_000).embedding

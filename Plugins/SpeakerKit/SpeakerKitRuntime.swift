@@ -17,18 +17,4 @@ final class SpeakerKitRuntime: Sendable {
         encoder = try SpeakerEncoder(logger: logger)
         detectors = try SpeechDetectorPool(logger: logger)
     }
-
-    /// The speech in a recording, for enrolment; refuses less than a second of it.
-    func speech(in samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {
-        let speech: [Float]
-        do {
-            speech = try detectors.speech(in: samples)
-        } catch {
-            throw PluginFailure(.internalError, "embed_voice: \(error)")
-        }
-        guard Double(speech.count) / 16_000 >= 1.0 else {
-            throw PluginFailure(.invalidArgument, String(format: "embed_voice: %.1f s of speech found; at least 1 s is needed (3 to 10 s works best)", Double(speech.count) / 16_000))
-        }
-        return speech
-    }
 }

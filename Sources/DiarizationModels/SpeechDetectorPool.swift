@@ -52,3 +52,27 @@ public final class SpeechDetectorPool: Sendable {
         return speech
     }
 }
+
+extension SpeechDetectorPool {
+    /// The speech of an enrolment recording, refusing less than `minimumSeconds` of it (a voice
+    /// embedding from less tells people apart poorly; 3 to 10 s works best).
+    public func enrolmentSpeech(in samples: UnsafeBufferPointer<Float>, minimumSeconds: Double = 1.0) throws(EnrolmentSpeechError) -> [Float] {
+        let speech: [Float]
+        do {
+            speech = try self.speech(in: samples)
+        } catch {
+            throw EnrolmentSpeechError(isTooShort: false, message: "\(error)")
+        }
+        let seconds = Double(speech.count) / Double(config.sampleRate)
+        guard seconds >= minimumSeconds else {
+            throw EnrolmentSpeechError(isTooShort: true, message: String(format: "%.1f s of speech found; at least %.0f s is needed (3 to 10 s works best)", seconds, minimumSeconds))
+        }
+        return speech
+    }
+}
+
+public struct EnrolmentSpeechError: Error, Sendable {
+    /// The recording has too little speech (the caller's mistake), rather than the VAD failing.
+    public var isTooShort: Bool
+    public var message: String
+}
