@@ -156,7 +156,7 @@ let package = Package(
             path: "Plugins/Falcon"
         ),
         // sherpa-onnx's speaker APIs with the operator's models: live turns, an offline pass at finalize
-        // (docs/plugins.md, "sherpa-onnx").
+        // (docs/sherpa-onnx.md).
         .target(
             name: "SherpaOnnx",
             dependencies: [

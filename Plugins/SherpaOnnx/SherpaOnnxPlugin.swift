@@ -6,7 +6,7 @@ import ProviderPluginKit
 import SherpaOnnxSpeakers
 
 /// The `sherpa-onnx` plugin: providers built on sherpa-onnx's speaker APIs with the operator's models
-/// (docs/plugins.md, "sherpa-onnx"). `sherpa-onnx` uses the default embedding model, `sherpa-onnx.NAME`
+/// (docs/sherpa-onnx.md). `sherpa-onnx` uses the default embedding model, `sherpa-onnx.NAME`
 /// each other configured one. Without models (or with a model sherpa-onnx cannot load) the plugin still
 /// loads and lists `sherpa-onnx` as unavailable with what to configure.
 @_cdecl("speakersync_plugin_entry")
@@ -30,7 +30,7 @@ enum SherpaOnnxPlugin {
             return [SherpaOnnxProvider.unavailable(
                 "no models configured: set \(SherpaOnnxModelCatalog.segmentationVariable) to a pyannote segmentation ONNX model "
                     + "and \(SherpaOnnxModelCatalog.embeddingVariable) to a speaker embedding ONNX model, or give them in the "
-                    + "'\(providerID)' section of the provider config file (serve --provider-config; docs/plugins.md says where to get them)", logger: host.logger)]
+                    + "'\(providerID)' section of the provider config file (serve --provider-config; docs/sherpa-onnx.md says where to get them)", logger: host.logger)]
         }
         let detectors: SpeechDetectorPool
         do {

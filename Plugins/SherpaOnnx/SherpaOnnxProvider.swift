@@ -73,7 +73,7 @@ final class SherpaOnnxProvider: PluginProvider {
             requirements: "a pyannote segmentation ONNX model (\(SherpaOnnxModelCatalog.segmentationVariable)) and a speaker embedding ONNX "
                 + "model (\(SherpaOnnxModelCatalog.embeddingVariable)), or the 'sherpa-onnx' section of serve --provider-config; "
                 + "sherpa-onnx's release page 'speaker-segmentation-models' and 'speaker-recongition-models' "
-                + "(docs/plugins.md); vendor/ from scripts/setup",
+                + "(docs/sherpa-onnx.md); vendor/ from scripts/setup",
             measured: SherpaOnnxMeasurements.text)
     }
 
