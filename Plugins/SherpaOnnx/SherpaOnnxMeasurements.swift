@@ -3,8 +3,7 @@
 /// they describe those models, not whichever the operator configures.
 enum SherpaOnnxMeasurements {
     static let text = "with pyannote segmentation-3.0 + 3D-Speaker CAM++ (scripts/python/build_reference_models.py): DER (collar 0.25) "
-        + "synthetic 2 / 3 / 4 voices 0.0 / 27.4 / 28.7 %, fresh synthetic 0.1 / 28.7 / 24.7 % (the segmentation model does not "
-        + "separate 3+ synthetic voices), ami-dev 26.0 %, sample 1.3 %; real-time factor 0.11 with the offline pass; first label p95 "
-        + "0.23 s at real time, final revision 2.5 s after the end (speakersync eval; docs/accuracy.md). Other models: speakersync eval "
-        + "--provider sherpa-onnx --provider-config FILE"
+        + "synthetic 2 / 3 / 4 voices 0.0 / 3.3 / 7.8 %, fresh synthetic 1.1 / 10.9 / 13.0 %, ami-dev 25.4 %, sample 1.3 %; "
+        + "real-time factor 0.11 with the offline pass; first label p95 0.23 s at real time, final revision 2.5 s after the end "
+        + "(speakersync eval; docs/accuracy.md). Other models: speakersync eval --provider sherpa-onnx --provider-config FILE"
 }

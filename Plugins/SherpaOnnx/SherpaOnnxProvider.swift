@@ -14,7 +14,7 @@ import StreamingDiarization
 final class SherpaOnnxProvider: PluginProvider {
     /// The options this provider takes beyond the diarizer's: the offline pass's clustering.
     static let offlineOptionKeys: [String: ClosedRange<Double>] = [
-        "offline_threshold": 0.01 ... 2, "min_segment_seconds": 0 ... 5, "merge_gap_seconds": 0 ... 5, "offline_pass": 0 ... 1,
+        "offline_threshold": 0.01 ... 2, "min_segment_seconds": 0 ... 5, "merge_gap_seconds": 0 ... 5, "offline_pass": 0 ... 1, "prefer_live_count": 0 ... 1,
     ]
 
     let descriptor: PluginDescriptor
@@ -65,7 +65,7 @@ final class SherpaOnnxProvider: PluginProvider {
             description: "sherpa-onnx 2.0.1's speaker APIs with \(modelText): live turns within about a second from the "
                 + "silero VAD, this model's embeddings and SpeakerManager tracking; at finalize one overlap-aware offline pass "
                 + "(pyannote segmentation-3.0, an embedding per segment, clustering by num_speakers or offline_threshold) "
-                + "revises every turn, speakers keeping their live labels by overlap. Choose the model by provider id "
+                + "revises every turn (unless it finds fewer speakers than the live result), speakers keeping their live labels by overlap. Choose the model by provider id "
                 + "(sherpa-onnx.NAME).",
             latencyClass: SPEAKERSYNC_LATENCY_NEAR_REALTIME,
             licence: "Apache-2.0 (sherpa-onnx) AND MIT (onnxruntime, silero VAD) AND the models' own: pyannote segmentation-3.0 "

@@ -30,6 +30,9 @@ final class SherpaOnnxSession: PluginProviderSession {
     private let hint: SpeakerCountHint
     private let clustering: OfflineSpeakerDiarizer.Clustering
     private let runsOfflinePass: Bool
+    /// Keep the live result when the offline pass finds fewer speakers than it (`prefer_live_count`).
+    private let prefersLiveCount: Bool
+    static let prefersLiveCountByDefault = 1.0
     private let knownSpeakers: Set<Int>
 
     /// The turns as this session states them, and what the host has not pulled yet.
@@ -54,6 +57,7 @@ final class SherpaOnnxSession: PluginProviderSession {
             minimumSegmentSeconds: options.extra["min_segment_seconds"] ?? OfflineSpeakerDiarizer.Clustering.default.minimumSegmentSeconds,
             mergeGapSeconds: options.extra["merge_gap_seconds"] ?? OfflineSpeakerDiarizer.Clustering.default.mergeGapSeconds)
         runsOfflinePass = (options.extra["offline_pass"] ?? 1) != 0
+        prefersLiveCount = (options.extra["prefer_live_count"] ?? Self.prefersLiveCountByDefault) != 0
         knownSpeakers = Set(known.compactMap { Int($0.id) })
         var managerConfig = options.config.speakerManagerConfig
         managerConfig.embeddingDimension = extractor.dimension
@@ -105,6 +109,15 @@ final class SherpaOnnxSession: PluginProviderSession {
         }
         guard !segments.isEmpty || outbox.current.isEmpty else {
             logger.warning("offline pass found no speech where the live turns found some; keeping the live turns")
+            return
+        }
+        let liveCount = Set(outbox.current.values.map(\.speaker)).count
+        let offlineCount = Set(segments.map(\.speaker)).count
+        if prefersLiveCount, hint.exact == nil, offlineCount < liveCount {
+            // pyannote's segmentation can fold two voices into one local speaker (it did on synthetic
+            // voices); the live diarizer's finalize counts voices over the whole session by embedding.
+            logger.info("offline pass found fewer speakers than the live result; keeping the live turns",
+                        metadata: ["offline_speakers": "\(offlineCount)", "live_speakers": "\(liveCount)"])
             return
         }
         replaceLiveTurns(with: segments)

@@ -211,3 +211,23 @@ import TestSupport
         #expect(!speakers.contains(2_000_005))
     }
 }
+
+extension SherpaOnnxPluginTests {
+    /// pyannote's segmentation can fold two voices into one local speaker (the stand-in segmentation
+    /// model does it always: one local speaker wherever it is loud); the live result stands then.
+    @Test func anOfflinePassThatFindsFewerSpeakersThanTheLiveResultDoesNotReplaceIt() throws {
+        let registry = try Self.configured()
+        func finalSpeakers(_ options: String) throws -> (live: Set<Int32>, final: Set<Int32>, offline: Bool) {
+            let instance = try registry.makeInstance(providerID: "sherpa-onnx", sessionID: "count", optionsJSON: options)
+            var turns: [UInt64: ProviderTurn] = [:]
+            let (live, _) = try Self.run(instance, audio: Self.meeting.audio, turns: &turns)
+            return (Set(live.values.map(\.speaker)), Set(turns.values.map(\.speaker)), turns.keys.contains { $0 >= 1 << 62 })
+        }
+        let replaced = try finalSpeakers(#"{"prefer_live_count": 0}"#)
+        let kept = try finalSpeakers(#"{"prefer_live_count": 1}"#)
+        #expect(replaced.offline)
+        #expect(replaced.final.count < kept.final.count)
+        #expect(!kept.offline)
+        #expect(kept.final.count >= 2)
+    }
+}
