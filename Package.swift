@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),

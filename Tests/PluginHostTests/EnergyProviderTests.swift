@@ -2,6 +2,7 @@ import Foundation
 import PluginHost
 import Synchronization
 import Testing
+import TestSupport
 
 /// The real energy plugin, loaded with dlopen, on real audio.
 @Suite("energy provider through the plugin host")

@@ -1,6 +1,7 @@
 import Foundation
 import PluginHost
 import Testing
+import TestSupport
 
 @Suite("PluginRegistry: loading real plugin libraries with dlopen")
 struct PluginRegistryTests {

@@ -1,6 +1,7 @@
 import Foundation
 import PluginHost
 import Testing
+import TestSupport
 
 /// ABI 1 revision 4: the operator's provider configuration reaches the plugin through the host table,
 /// a provider that cannot serve says why (and its sessions are refused), descriptors say what they need

@@ -144,6 +144,19 @@ import TestSupport
         }
     }
 
+    @Test func theKeyIsNeverLoggedThoughPicovoicesMessagesQuoteIt() throws {
+        let log = CapturedLog()
+        let key = "double-activation-fails-l0gg3d-secret"
+        let registry = try TestPlugins.freshRegistry(Self.pluginID, configuration: ProviderConfiguration(sections: ["falcon": try Self.section(key: key)]),
+                                                     logger: log.logger(level: .trace))
+        #expect(registry.provider(id: "falcon")?.unavailableReason != nil)
+        #expect(log.lines.contains { $0.message.contains("falcon is unavailable") || $0.metadata.values.contains { $0.contains("Picovoice could not activate") } })
+        for line in log.lines {
+            #expect(!line.message.contains("l0gg3d"), "\(line.message)")
+            #expect(!line.metadata.values.contains { $0.contains("l0gg3d") }, "\(line.metadata)")
+        }
+    }
+
     @Test func aMissingLibraryOrModelSaysToRunSetup() throws {
         let noLibrary = try Self.registry(try Self.section(key: "double-ok", library: "/nonexistent/libpv_falcon.so"))
         let reason = try #require(noLibrary.provider(id: "falcon")?.unavailableReason)

@@ -8,10 +8,9 @@ extension TestPlugins {
     /// and it keeps the configuration of that first load (LoadedPlugin.shared), so a test that gives a
     /// plugin its own provider configuration loads its own copy. The copy's file is removed once loaded
     /// (the mapping stays).
-    static func freshRegistry(_ name: String, configuration: ProviderConfiguration) throws -> PluginRegistry {
+    static func freshRegistry(_ name: String, configuration: ProviderConfiguration, logger: Logger = Logger(label: "test")) throws -> PluginRegistry {
         let folder = try TestPlugins.folder(copying: [name], faulty: false)
         defer { try? FileManager.default.removeItem(at: folder) }
-        return PluginRegistry(libraryPaths: [folder.appendingPathComponent("lib\(name).so").path], configuration: configuration,
-                              logger: Logger(label: "test"))
+        return PluginRegistry(libraryPaths: [folder.appendingPathComponent("lib\(name).so").path], configuration: configuration, logger: logger)
     }
 }

@@ -2,18 +2,20 @@ import Logging
 import Synchronization
 
 /// Collects log lines in memory so tests can assert what the registry told operators.
-final class CapturedLog: Sendable {
-    struct Line: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: [String: String]
+public final class CapturedLog: Sendable {
+    public struct Line: Sendable {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: [String: String]
     }
 
     private let storage = Mutex<[Line]>([])
 
-    var lines: [Line] { storage.withLock { $0 } }
+    public init() {}
 
-    func logger(level: Logger.Level = .debug) -> Logger {
+    public var lines: [Line] { storage.withLock { $0 } }
+
+    public func logger(level: Logger.Level = .debug) -> Logger {
         var logger = Logger(label: "plugin-host-test") { _ in Handler(log: self) }
         logger.logLevel = level
         return logger
