@@ -12,8 +12,6 @@ public enum EmbeddingModelThresholds {
         "speaker": 0.6, "embedding": 0.4, "cluster": 0.5, "enrolled": 0.35, "offline": 0.5,
     ]
 
-    /// The names a provider config may calibrate.
-    public static let names: Set<String> = Set(marginLossDefaults.keys)
 
     public static func value(_ name: String, in thresholds: [String: Double]) -> Double {
         thresholds[name] ?? marginLossDefaults[name]!
@@ -26,6 +24,9 @@ public enum EmbeddingModelThresholds {
         config.embeddingThreshold = Float(value("embedding", in: thresholds))
         config.clusterThreshold = Float(value("cluster", in: thresholds))
         config.enrolledSpeakerThreshold = Float(value("enrolled", in: thresholds))
+        // The finalize's cost of a change of speaker is in distance units too; without a calibrated one,
+        // speakerkit's (tuned for GE2E) stands.
+        if let penalty = thresholds["switch_penalty"] { config.switchPenalty = Float(penalty) }
         return config
     }
 }

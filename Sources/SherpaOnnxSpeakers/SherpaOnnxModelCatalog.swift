@@ -17,10 +17,14 @@ public struct SherpaOnnxModelCatalog: Sendable, Equatable {
         public var name: String
         public var path: String
         /// Thresholds calibrated for this model (`speakersync-bench calibrate`), by name: "speaker",
-        /// "embedding", "cluster", "enrolled" (the live diarizer's), "offline" (the offline pass's
-        /// clustering). Missing ones take the provider's defaults.
+        /// "embedding", "cluster", "enrolled" (the live diarizer's cosine distances), "switch_penalty"
+        /// (its finalize's cost of a change of speaker, in the same distance units), "offline" (the
+        /// offline pass's clustering). Missing ones take the provider's defaults.
         public var thresholds: [String: Double]
     }
+
+    /// The names a model's `thresholds` may hold.
+    public static let calibratedNames: Set<String> = ["speaker", "embedding", "cluster", "enrolled", "switch_penalty", "offline"]
 
     public static let segmentationVariable = "SPEAKERSYNC_SHERPA_ONNX_SEGMENTATION_MODEL"
     public static let embeddingVariable = "SPEAKERSYNC_SHERPA_ONNX_EMBEDDING_MODEL"
@@ -75,8 +79,9 @@ public struct SherpaOnnxModelCatalog: Sendable, Equatable {
                     guard let path = entry["path"] as? String else { throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)' needs a path") }
                     var thresholds: [String: Double] = [:]
                     for (key, threshold) in entry["thresholds"] as? [String: Any] ?? [:] {
-                        guard ["speaker", "embedding", "cluster", "enrolled", "offline"].contains(key), let number = threshold as? Double, number > 0, number < 2 else {
-                            throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)': threshold '\(key)' must be speaker, embedding, cluster, enrolled or offline, a cosine distance in (0, 2)")
+                        guard calibratedNames.contains(key), let number = threshold as? Double, number > 0, number < 2 else {
+                            throw SherpaOnnxSpeakersError(.invalidModel, "embedding model '\(name)': threshold '\(key)' must be one of "
+                                + "\(calibratedNames.sorted().joined(separator: ", ")), a value in (0, 2)")
                         }
                         thresholds[key] = number
                     }

@@ -19,7 +19,7 @@ import TestSupport
         return try registry(section: """
             {"embedding_models": {"standin": "\(models.appendingPathComponent("embedding.onnx").path)",
                                   "calibrated": {"path": "\(models.appendingPathComponent("embedding.onnx").path)",
-                                                 "thresholds": {"speaker": 0.45, "cluster": 0.3}},
+                                                 "thresholds": {"speaker": 0.45, "cluster": 0.3, "switch_penalty": 0.5}},
                                   "broken": "\(models.appendingPathComponent("bad-embedding-no-framework.onnx").path)"}}
             """)
     }
@@ -33,7 +33,7 @@ import TestSupport
         #expect(standin.unavailableReason == nil)
         #expect(standin.description.contains("64 dimensions"))
         #expect(standin.description.contains("not calibrated for this model"))
-        #expect(registry.provider(id: "speakerkit.calibrated")?.description.contains("thresholds calibrated for this model: cluster 0.3, speaker 0.45") == true)
+        #expect(registry.provider(id: "speakerkit.calibrated")?.description.contains("thresholds calibrated for this model: cluster 0.3, speaker 0.45, switch_penalty 0.5") == true)
         #expect(registry.provider(id: "speakerkit")?.name.contains("GE2E") == true)
     }
 
