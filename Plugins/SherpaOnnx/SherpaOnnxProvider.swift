@@ -14,7 +14,7 @@ import StreamingDiarization
 final class SherpaOnnxProvider: PluginProvider {
     /// The options this provider takes beyond the diarizer's: the offline pass's clustering.
     static let offlineOptionKeys: [String: ClosedRange<Double>] = [
-        "offline_threshold": 0.01 ... 2, "min_segment_seconds": 0 ... 5, "merge_gap_seconds": 0 ... 5, "offline_pass": 0 ... 1, "prefer_live_count": 0 ... 1,
+        "offline_threshold": 0.01 ... 2, "min_segment_seconds": 0 ... 5, "merge_gap_seconds": 0 ... 5, "offline_pass": 0 ... 1, "prefer_live_count": 0 ... 1, "offline_max_seconds": 10 ... 14_400,
     ]
 
     let descriptor: PluginDescriptor

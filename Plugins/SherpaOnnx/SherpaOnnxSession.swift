@@ -33,6 +33,10 @@ final class SherpaOnnxSession: PluginProviderSession {
     /// Keep the live result when the offline pass finds fewer speakers than it (`prefer_live_count`).
     private let prefersLiveCount: Bool
     static let prefersLiveCountByDefault = 1.0
+    /// Sessions longer than this keep the live result (`offline_max_seconds`): 15 minutes, whose pass
+    /// takes about 70 s here, within the host's 120 s finalize deadline with room for a busy machine.
+    private let offlineMaximumSeconds: Double
+    static let offlineMaximumSecondsByDefault = 900.0
     private let knownSpeakers: Set<Int>
 
     /// The turns as this session states them, and what the host has not pulled yet.
@@ -58,6 +62,7 @@ final class SherpaOnnxSession: PluginProviderSession {
             mergeGapSeconds: options.extra["merge_gap_seconds"] ?? OfflineSpeakerDiarizer.Clustering.default.mergeGapSeconds)
         runsOfflinePass = (options.extra["offline_pass"] ?? 1) != 0
         prefersLiveCount = (options.extra["prefer_live_count"] ?? Self.prefersLiveCountByDefault) != 0
+        offlineMaximumSeconds = options.extra["offline_max_seconds"] ?? Self.offlineMaximumSecondsByDefault
         knownSpeakers = Set(known.compactMap { Int($0.id) })
         var managerConfig = options.config.speakerManagerConfig
         managerConfig.embeddingDimension = extractor.dimension
@@ -98,6 +103,14 @@ final class SherpaOnnxSession: PluginProviderSession {
         }
         takeLiveTurns()
         guard runsOfflinePass, audio.sampleCount >= 16_000 else { return }
+        // The pass costs about 0.08 s per audio second here (docs/accuracy.md); past the limit it would
+        // outrun the host's finalize deadline (120 s by default), and the live result stands instead.
+        let seconds = Double(audio.sampleCount) / 16_000
+        guard seconds <= offlineMaximumSeconds else {
+            logger.info("session longer than offline_max_seconds; keeping the live turns",
+                        metadata: ["seconds": "\(Int(seconds))", "offline_max_seconds": "\(Int(offlineMaximumSeconds))"])
+            return
+        }
         let started = ContinuousClock.now
         let segments: [OfflineSpeakerDiarizer.Segment]
         do {

@@ -230,4 +230,17 @@ extension SherpaOnnxPluginTests {
         #expect(!kept.offline)
         #expect(kept.final.count >= 2)
     }
+
+    /// A session longer than offline_max_seconds keeps its live result: the pass would outrun the host's
+    /// finalize deadline.
+    @Test func aSessionLongerThanTheOfflineLimitKeepsItsLiveTurns() throws {
+        let registry = try Self.configured()
+        let instance = try registry.makeInstance(providerID: "sherpa-onnx", sessionID: "long",
+                                                 optionsJSON: #"{"num_speakers": 2, "offline_max_seconds": 10}"#)
+        var turns: [UInt64: ProviderTurn] = [:]
+        _ = try Self.run(instance, audio: Self.meeting.audio, turns: &turns)
+        #expect(Double(Self.meeting.audio.count) / 16_000 > 10)
+        #expect(!turns.isEmpty)
+        #expect(turns.keys.allSatisfy { $0 < 1 << 62 }, "no offline turn")
+    }
 }
