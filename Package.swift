@@ -31,6 +31,11 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CBLAS",
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
