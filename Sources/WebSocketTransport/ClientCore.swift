@@ -9,7 +9,7 @@ import Darwin
 
 /// Work other threads hand to the client's service thread.
 enum ClientCommand: Sendable {
-    case connect(UInt64, WebSocketURL, any WebSocketClientHandler)
+    case connect(UInt64, WebSocketURL, headers: [(String, String)], any WebSocketClientHandler)
 }
 
 private let clientCallback: LWS.Callback = { wsi, reason, user, input, length in
@@ -31,6 +31,8 @@ private final class ClientConnection {
     var outgoing: OutgoingFragmenter?
     var peerCloseCode: UInt16?
     var peerCloseReason: String?
+    /// Extra handshake headers (e.g. `authorization`), added in CLIENT_APPEND_HANDSHAKE_HEADER.
+    var headers: [(String, String)] = []
 
     init(id: UInt64, handler: any WebSocketClientHandler, maxMessageBytes: Int) {
         self.id = id
@@ -76,6 +78,15 @@ final class ClientCore: @unchecked Sendable {
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
             finish(LWS.connectionID(wsi), code: nil, reason: message)
             return 0
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+            guard let connection = connections[LWS.connectionID(wsi)], !connection.headers.isEmpty else { return 0 }
+            do {
+                try LWS.appendHandshakeHeaders(wsi, connection.headers, cursor: input, remaining: length)
+                return 0
+            } catch {
+                logger.error("cannot add handshake headers", metadata: ["error": "\(error)"])
+                return -1
+            }
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             guard let connection = connections[LWS.connectionID(wsi)] else { return -1 }
             connection.wsi = wsi
@@ -110,8 +121,9 @@ final class ClientCore: @unchecked Sendable {
         let (commands, dirty) = runtime.takeWork()
         for command in commands {
             switch command {
-            case .connect(let id, let url, let handler):
+            case .connect(let id, let url, let headers, let handler):
                 let connection = ClientConnection(id: id, handler: handler, maxMessageBytes: maxMessageBytes)
+                connection.headers = headers
                 let host = strdup(url.host)!
                 let path = strdup(url.pathAndQuery)!
                 let hostHeader = strdup(url.port == 80 ? url.host : "\(url.host):\(url.port)")!

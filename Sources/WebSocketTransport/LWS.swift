@@ -13,29 +13,39 @@ enum LWS {
 
     // MARK: Context
 
-    /// Builds the protocol table (one protocol that handles HTTP and WebSocket, plus the terminator)
-    /// for `lws_create_context`. Caller owns the result and frees it with `freeProtocols`.
-    static func makeProtocols(name: UnsafePointer<CChar>, callback: Callback, rxBufferBytes: Int) -> UnsafeMutablePointer<lws_protocols> {
-        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
-        var proto = lws_protocols()
-        proto.name = name
-        proto.callback = callback
-        proto.per_session_data_size = 0
-        proto.rx_buffer_size = rxBufferBytes
-        table.initialize(to: proto)
-        (table + 1).initialize(to: lws_protocols())
+    /// Builds the protocol table for `lws_create_context`: one entry per name, all with the same
+    /// callback (the first also handles HTTP), plus the terminator. Caller owns the result and frees
+    /// it with `freeProtocols(_:count:)` giving the same number of names.
+    static func makeProtocols(names: [UnsafePointer<CChar>], callback: Callback, rxBufferBytes: Int) -> UnsafeMutablePointer<lws_protocols> {
+        let table = UnsafeMutablePointer<lws_protocols>.allocate(capacity: names.count + 1)
+        for (index, name) in names.enumerated() {
+            var proto = lws_protocols()
+            proto.name = name
+            proto.callback = callback
+            proto.per_session_data_size = 0
+            proto.rx_buffer_size = rxBufferBytes
+            (table + index).initialize(to: proto)
+        }
+        (table + names.count).initialize(to: lws_protocols())
         return table
     }
 
-    static func freeProtocols(_ table: UnsafeMutablePointer<lws_protocols>) {
-        table.deinitialize(count: 2)
+    static func freeProtocols(_ table: UnsafeMutablePointer<lws_protocols>, count: Int) {
+        table.deinitialize(count: count + 1)
         table.deallocate()
     }
 
     /// `lws_create_context`. `port` nil means a client-only context (no listening socket).
     static func createContext(port: Int?, iface: UnsafePointer<CChar>?, protocols: UnsafePointer<lws_protocols>,
-                              user: UnsafeMutableRawPointer) throws -> OpaquePointer {
+                              user: UnsafeMutableRawPointer, timeouts: (handshakeSeconds: Int, keepAliveSeconds: Int)?) throws -> OpaquePointer {
         var info = lws_context_creation_info()
+        if let timeouts {
+            // timeout_secs bounds every network wait lws protects, among them a new connection's wait
+            // for a complete request: an idle or slow (slowloris) unauthenticated socket is closed then.
+            info.timeout_secs = UInt32(timeouts.handshakeSeconds)
+            info.keepalive_timeout = Int32(timeouts.keepAliveSeconds)
+            info.timeout_secs_ah_idle = UInt32(timeouts.handshakeSeconds)
+        }
         info.port = port.map { Int32($0) } ?? shim_lws_context_port_no_listen()
         info.iface = iface
         info.protocols = protocols
@@ -275,6 +285,23 @@ enum LWS {
     }
 
     // MARK: Client
+
+    /// Adds headers to a client's upgrade request from CLIENT_APPEND_HANDSHAKE_HEADER, whose `in` is a
+    /// `char **` cursor into lws's header buffer and `len` the room left.
+    static func appendHandshakeHeaders(_ wsi: OpaquePointer, _ headers: [(String, String)], cursor: UnsafeMutableRawPointer?,
+                                       remaining: Int) throws {
+        guard let cursor else { throw TransportError(.lwsCallFailed, "no header cursor") }
+        let position = cursor.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+        guard let start = position.pointee else { throw TransportError(.lwsCallFailed, "no header buffer") }
+        let end = start + remaining
+        for (name, value) in headers {
+            var nameBytes = Array((name.lowercased() + ":").utf8) + [0]
+            var valueBytes = Array(value.utf8)
+            if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), position, end) != 0 {
+                throw TransportError(.lwsCallFailed, "header \(name) does not fit")
+            }
+        }
+    }
 
     /// Starts a client connection; the outcome arrives later as CLIENT_ESTABLISHED or CLIENT_CONNECTION_ERROR.
     /// The C strings must stay valid until the connection is gone.

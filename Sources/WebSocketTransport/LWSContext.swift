@@ -20,7 +20,9 @@ final class LWSContext: @unchecked Sendable {
     private struct Storage: @unchecked Sendable { // raw pointers, guarded by the mutex below
         var context: OpaquePointer?
         var protocols: UnsafeMutablePointer<lws_protocols>?
+        var protocolCount = 0
         var name: UnsafeMutablePointer<CChar>?
+        var extraNames: [UnsafeMutablePointer<CChar>] = []
         var iface: UnsafeMutablePointer<CChar>?
     }
 
@@ -33,13 +35,20 @@ final class LWSContext: @unchecked Sendable {
     /// - Parameters:
     ///   - port: nil for a client-only context.
     ///   - user: what `lws_context_user` returns in callbacks (the owning Swift core, unretained).
-    init(port: Int?, iface: String?, callback: LWS.Callback, rxBufferBytes: Int, user: UnsafeMutableRawPointer) throws {
+    ///   - extraProtocols: more subprotocol names served by the same callback (after `protocolName`,
+    ///     which stays first: lws gives HTTP and upgrades that name no subprotocol to protocols[0]).
+    ///   - timeouts: the server's handshake and keep-alive timeouts in seconds (nil: lws defaults).
+    init(port: Int?, iface: String?, callback: LWS.Callback, rxBufferBytes: Int, user: UnsafeMutableRawPointer,
+         extraProtocols: [String] = [], timeouts: (handshakeSeconds: Int, keepAliveSeconds: Int)? = nil) throws {
         let name = strdup(Self.protocolName)!
+        let extraNames = extraProtocols.map { strdup($0)! }
         let ifaceCopy = iface.map { strdup($0)! }
-        let protocols = LWS.makeProtocols(name: name, callback: callback, rxBufferBytes: rxBufferBytes)
-        var storage = Storage(context: nil, protocols: protocols, name: name, iface: ifaceCopy)
+        let protocols = LWS.makeProtocols(names: [UnsafePointer(name)] + extraNames.map { UnsafePointer($0) },
+                                          callback: callback, rxBufferBytes: rxBufferBytes)
+        var storage = Storage(context: nil, protocols: protocols, protocolCount: extraNames.count + 1, name: name,
+                              extraNames: extraNames, iface: ifaceCopy)
         do {
-            storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, user: user)
+            storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, user: user, timeouts: timeouts)
         } catch {
             Self.release(&storage)
             throw error
@@ -64,8 +73,9 @@ final class LWSContext: @unchecked Sendable {
 
     private static func release(_ storage: inout Storage) {
         if let context = storage.context { LWS.destroyContext(context) }
-        if let protocols = storage.protocols { LWS.freeProtocols(protocols) }
+        if let protocols = storage.protocols { LWS.freeProtocols(protocols, count: storage.protocolCount) }
         free(storage.name)
+        storage.extraNames.forEach { free($0) }
         free(storage.iface)
         storage = Storage()
     }

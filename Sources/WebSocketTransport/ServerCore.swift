@@ -80,7 +80,9 @@ final class ServerCore: @unchecked Sendable {
     func createContext() throws {
         let iface = config.host == "0.0.0.0" ? nil : config.host
         let context = try LWSContext(port: config.port, iface: iface, callback: serverCallback,
-                                     rxBufferBytes: 64 * 1024, user: Unmanaged.passUnretained(self).toOpaque())
+                                     rxBufferBytes: 64 * 1024, user: Unmanaged.passUnretained(self).toOpaque(),
+                                     extraProtocols: config.extraSubprotocols,
+                                     timeouts: (config.handshakeTimeoutSeconds, config.keepAliveTimeoutSeconds))
         runtime = ServiceRuntime(context: context)
         port = try LWS.listenPort(context.pointer)
     }
@@ -150,6 +152,16 @@ final class ServerCore: @unchecked Sendable {
         return id == 0 ? nil : id
     }
 
+    /// True when `wsi` would be a connection beyond `config.maxConnections` (it has none yet).
+    private func overConnectionLimit(_ wsi: OpaquePointer) -> Bool {
+        guard knownID(wsi).flatMap({ connections[$0] }) == nil else { return false }
+        return connections.count >= config.maxConnections
+    }
+
+    static let serverBusy = HTTPResponse.json(
+        status: 503, #"{"error":{"code":"server_busy","message":"the server has reached its connection limit; retry later"}}"#,
+        headers: [("retry-after", "5")])
+
     private func connection(for wsi: OpaquePointer) -> ServerConnection {
         if let id = knownID(wsi), let existing = connections[id] { return existing }
         lastID += 1
@@ -184,21 +196,28 @@ final class ServerCore: @unchecked Sendable {
 
     // MARK: WebSocket
 
-    /// Accepts the upgrade only on `webSocketPath`; elsewhere answers 404 (or just refuses).
+    /// Accepts the upgrade only on `webSocketPath`, within the connection limit, and when the handler
+    /// admits it; otherwise answers the refusal's status (or just refuses).
     private func confirmUpgrade(_ wsi: OpaquePointer, sendStatus: Bool) -> Int32 {
-        let path = LWS.requestPath(wsi) ?? ""
-        guard path == config.webSocketPath else {
-            logger.debug("websocket upgrade refused", metadata: ["path": "\(path)"])
-            if sendStatus {
-                LWS.rejectUpgrade(wsi, status: 404)
-                return 1
-            }
-            return -1
+        func refuse(_ status: Int, _ reason: String) -> Int32 {
+            logger.debug("websocket upgrade refused", metadata: ["status": "\(status)", "reason": "\(reason)"])
+            guard sendStatus else { return -1 }
+            LWS.rejectUpgrade(wsi, status: status)
+            return 1
         }
+        let path = LWS.requestPath(wsi) ?? ""
+        guard path == config.webSocketPath else { return refuse(404, "no websocket on \(path)") }
+        guard !overConnectionLimit(wsi) else { return refuse(503, "connection limit \(config.maxConnections) reached") }
         let connection = connection(for: wsi)
-        connection.upgrade = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
-                                            remoteAddress: LWS.peerAddress(wsi))
-        return 0
+        let request = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
+                                     remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi))
+        switch webSocketHandler.admit(ConnectionID(rawValue: connection.id), request: request) {
+        case .accept:
+            connection.upgrade = request
+            return 0
+        case .refuse(let status, let reason):
+            return refuse(status, reason)
+        }
     }
 
     private func webSocketEstablished(_ wsi: OpaquePointer) {
@@ -236,6 +255,7 @@ final class ServerCore: @unchecked Sendable {
     // MARK: HTTP
 
     private func httpRequestStarted(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?) {
+        let overLimit = overConnectionLimit(wsi)
         let connection = connection(for: wsi)
         connection.httpSerial += 1
         let method = LWS.httpMethod(wsi) ?? "GET"
@@ -244,7 +264,14 @@ final class ServerCore: @unchecked Sendable {
                                   headers: LWS.headers(wsi))
         var exchange = HTTPExchange(serial: connection.httpSerial, request: request, state: .readingBody)
         let announced = LWS.contentLength(wsi) ?? 0
-        if announced > config.maxHTTPBodyBytes {
+        // Refusals answer before the body is read, so an unauthenticated client cannot make the server
+        // buffer a body; the unread body makes the connection unusable, so it closes after the answer.
+        if let refusal = overLimit ? Self.serverBusy : httpHandler?.admit(request) {
+            exchange.closeAfter = overLimit || announced > 0
+            exchange.state = .sendingHeaders(refusal)
+            connection.http = exchange
+            LWS.requestWriteable(wsi)
+        } else if announced > config.maxHTTPBodyBytes {
             exchange.closeAfter = true
             exchange.state = .sendingHeaders(Self.tooLarge(limit: config.maxHTTPBodyBytes))
             connection.http = exchange

@@ -6,10 +6,14 @@ public struct UpgradeRequest: Sendable {
     public var query: [String: String]
     /// Peer IP address as text, when lws could tell.
     public var remoteAddress: String?
+    /// Request header names in lower case (only the headers lws knows by name: `authorization` and
+    /// `sec-websocket-protocol` among them), for the handler's admission check.
+    public var headers: [String: String]
 
-    public init(path: String, query: [String: String], remoteAddress: String?) {
+    public init(path: String, query: [String: String], remoteAddress: String?, headers: [String: String] = [:]) {
         self.path = path
         self.query = query
         self.remoteAddress = remoteAddress
+        self.headers = headers
     }
 }

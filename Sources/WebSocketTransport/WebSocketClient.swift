@@ -15,12 +15,12 @@ public final class WebSocketClient: Sendable {
 
     /// Starts connecting and returns at once; the outcome arrives as `connected` or `disconnected`.
     /// Messages sent before the handshake completes are queued. Throws only for a malformed URL or
-    /// a client that was shut down.
-    public func connect(url: String, handler: some WebSocketClientHandler) throws -> ConnectionID {
+    /// a client that was shut down. `headers` go into the upgrade request (e.g. `authorization`).
+    public func connect(url: String, headers: [(String, String)] = [], handler: some WebSocketClientHandler) throws -> ConnectionID {
         let parsed = try WebSocketURL(url)
         let id = core.nextID.add(1, ordering: .relaxed).newValue
         core.runtime.openOutbox(id)
-        guard core.runtime.enqueue(.connect(id, parsed, handler)) else {
+        guard core.runtime.enqueue(.connect(id, parsed, headers: headers, handler)) else {
             core.runtime.removeOutbox(id)
             throw TransportError(.shutDown, "client was shut down")
         }

@@ -39,9 +39,10 @@ private final class StreamingClientHandler: WebSocketClientHandler {
 extension WebSocketClient {
     /// Connects and returns a connection whose `events` stream starts with `.connected` (or ends
     /// with `.disconnected` if the connection failed).
-    public func connect(url: String) throws -> WebSocketClientConnection {
+    /// `headers` go into the upgrade request (e.g. `authorization`).
+    public func connect(url: String, headers: [(String, String)] = []) throws -> WebSocketClientConnection {
         let (stream, continuation) = AsyncStream<WebSocketClientEvent>.makeStream()
-        let id = try connect(url: url, handler: StreamingClientHandler(continuation: continuation))
+        let id = try connect(url: url, headers: headers, handler: StreamingClientHandler(continuation: continuation))
         return WebSocketClientConnection(id: id, events: stream, client: self)
     }
 }

@@ -1,8 +1,12 @@
 /// Server-side WebSocket events.
 ///
-/// All four are called on the service thread and must not block: hand work to your own queue.
+/// All of them are called on the service thread and must not block: hand work to your own queue.
 /// Calling `WebSocketServer.send`/`close` from inside them is fine.
 public protocol WebSocketHandler: AnyObject, Sendable {
+    /// Decides whether an upgrade on `webSocketPath` may complete (credentials, limits), before any
+    /// WebSocket exists. Memory-only: it runs inside the handshake on the service thread. A refusal is
+    /// answered with its HTTP status and the socket closed; `opened` is never called for it.
+    func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission
     /// The handshake on `webSocketPath` completed.
     func opened(_ connection: ConnectionID, request: UpgradeRequest)
     /// A complete message arrived (fragments reassembled, text validated as UTF-8 by lws).
@@ -11,4 +15,16 @@ public protocol WebSocketHandler: AnyObject, Sendable {
     func rejected(_ connection: ConnectionID, reason: WebSocketRejection)
     /// The connection is gone. `code` is the close code the peer sent, if it sent one.
     func closed(_ connection: ConnectionID, code: UInt16?)
+}
+
+/// What `WebSocketHandler.admit` decides about an upgrade.
+public enum UpgradeAdmission: Sendable, Equatable {
+    case accept
+    /// Refused with this HTTP status (401, 403, 429, 503) and a short reason for the log.
+    case refuse(status: Int, reason: String)
+}
+
+extension WebSocketHandler {
+    /// Handlers without an admission policy accept every upgrade on the WebSocket path.
+    public func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission { .accept }
 }

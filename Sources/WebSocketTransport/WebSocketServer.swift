@@ -18,6 +18,9 @@ public final class WebSocketServer: Sendable {
         guard config.maxMessageBytes > 0, config.maxHTTPBodyBytes >= 0 else {
             throw TransportError(.invalidConfig, "size limits must be positive")
         }
+        guard config.maxConnections > 0, config.handshakeTimeoutSeconds > 0, config.keepAliveTimeoutSeconds > 0 else {
+            throw TransportError(.invalidConfig, "connection limit and timeouts must be positive")
+        }
         guard config.webSocketPath.hasPrefix("/") else {
             throw TransportError(.invalidConfig, "webSocketPath must start with /")
         }

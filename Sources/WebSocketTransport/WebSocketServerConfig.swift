@@ -10,14 +10,32 @@ public struct WebSocketServerConfig: Sendable {
     public var maxMessageBytes: Int
     /// Largest HTTP request body accepted; bigger ones get 413 and the connection is closed.
     public var maxHTTPBodyBytes: Int
+    /// Connections (HTTP or WebSocket) served at once; a request or upgrade on one more connection gets
+    /// 503 `server_busy` and that connection is closed. Connections that never send a complete request
+    /// do not count: `handshakeTimeoutSeconds` ends them.
+    public var maxConnections: Int
+    /// How long a new connection may take to send a complete request (headers and upgrade), and so how
+    /// long an idle unauthenticated socket lives (lws `timeout_secs`).
+    public var handshakeTimeoutSeconds: Int
+    /// How long an idle HTTP/1.1 keep-alive connection is kept between requests (lws `keepalive_timeout`).
+    public var keepAliveTimeoutSeconds: Int
+    /// Extra WebSocket subprotocol names the server accepts besides its own (`speakersync`), e.g.
+    /// `token` for browsers that present a credential as `Sec-WebSocket-Protocol: token, <credential>`:
+    /// lws answers with the first offered name it knows, which is what a browser requires.
+    public var extraSubprotocols: [String]
 
     public init(host: String = "127.0.0.1", port: Int = 0, webSocketPath: String = "/v1/listen",
-                maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20) {
+                maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, maxConnections: Int = 1024,
+                handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, extraSubprotocols: [String] = []) {
         self.host = host
         self.port = port
         self.webSocketPath = webSocketPath
         self.maxMessageBytes = maxMessageBytes
         self.maxHTTPBodyBytes = maxHTTPBodyBytes
+        self.maxConnections = maxConnections
+        self.handshakeTimeoutSeconds = handshakeTimeoutSeconds
+        self.keepAliveTimeoutSeconds = keepAliveTimeoutSeconds
+        self.extraSubprotocols = extraSubprotocols
     }
 
     public static let `default` = WebSocketServerConfig()
