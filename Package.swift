@@ -108,7 +108,7 @@ let package = Package(
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
-            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation",
+            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncEval", dependencies: [

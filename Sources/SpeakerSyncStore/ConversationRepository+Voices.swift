@@ -30,10 +30,11 @@ extension ConversationRepository {
         }
     }
 
-    /// Deletes a person; false when there was none with that id.
-    public func deletePerson(id: String) throws -> Bool {
+    /// Deletes a person (only of `deviceID` when given); false when there was none with that id there.
+    public func deletePerson(id: String, deviceID: String? = nil) throws -> Bool {
         try withConnection { connection in
-            try connection.query("DELETE FROM people WHERE person_id = $1 RETURNING person_id", [id]).rows.count == 1
+            try connection.query("DELETE FROM people WHERE person_id = $1 AND ($2::text IS NULL OR device_id = $2) RETURNING person_id",
+                                 [id, deviceID]).rows.count == 1
         }
     }
 

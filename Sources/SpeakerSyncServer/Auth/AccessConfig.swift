@@ -1,0 +1,53 @@
+import Foundation
+
+/// Who may connect and how much: credentials and limits (docs/security.md has the reasoning).
+public struct AccessConfig: Sendable {
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Every route but `/healthz` and every WebSocket needs a device token or the admin key.
+        case required
+        /// No credentials: everyone is admin. Refused unless the server listens on loopback only.
+        case off
+    }
+
+    public var mode: Mode
+    /// SPEAKERSYNC_ADMIN_KEY: an admin key from the environment (never stored). Without it the server
+    /// generates one at first start, stores its digest and prints it once.
+    public var environmentAdminKey: String?
+    /// Where a generated admin key is written (mode 0600) besides being printed once; nil:
+    /// `<data dir>/admin-key`.
+    public var adminKeyFile: String?
+    /// Revoke the stored admin keys and generate a new one at start (a lost key).
+    public var resetAdminKey: Bool
+    /// WebSocket connections one device may hold at once (its reconnects overlap the old socket briefly).
+    public var maxConnectionsPerDevice: Int
+    /// Sessions (started streams) one device may run at once.
+    public var maxSessionsPerDevice: Int
+    /// Requests (HTTP requests and WebSocket upgrades) per second per credential, and the burst allowed.
+    public var requestsPerSecond: Double
+    public var requestBurst: Double
+    /// How often the credentials are read again from PostgreSQL (changes made by another server
+    /// sharing the database, including revocations, take effect within this).
+    public var refreshSeconds: Double
+
+    public init(mode: Mode = .required,
+                environmentAdminKey: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 },
+                adminKeyFile: String? = nil, resetAdminKey: Bool = false, maxConnectionsPerDevice: Int = 8,
+                maxSessionsPerDevice: Int = 4, requestsPerSecond: Double = 20, requestBurst: Double = 60, refreshSeconds: Double = 5) {
+        self.mode = mode
+        self.environmentAdminKey = environmentAdminKey
+        self.adminKeyFile = adminKeyFile
+        self.resetAdminKey = resetAdminKey
+        self.maxConnectionsPerDevice = maxConnectionsPerDevice
+        self.maxSessionsPerDevice = maxSessionsPerDevice
+        self.requestsPerSecond = requestsPerSecond
+        self.requestBurst = requestBurst
+        self.refreshSeconds = refreshSeconds
+    }
+
+    public static let `default` = AccessConfig()
+
+    /// True for addresses only this machine can reach: where `--auth off` is allowed.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}

@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+import Synchronization
+import WebSocketTransport
+
+/// The server's access policy, shared by the HTTP routes and the WebSocket sessions: who a credential
+/// is, how fast it may ask, and how many connections and sessions a device may hold. Memory-only, so
+/// it can run inside the lws handshake on the service thread.
+public final class AccessGate: Sendable {
+    public let config: AccessConfig
+    public let book: CredentialBook
+    private let limiter: RateLimiter
+    private let clock: @Sendable () -> Double
+    private let deviceConnections = Mutex<[String: Int]>([:])
+    private let deviceSessions = Mutex<[String: Int]>([:])
+
+    /// - Parameter clock: monotonic seconds (tests step their own).
+    public init(config: AccessConfig, book: CredentialBook,
+                clock: @escaping @Sendable () -> Double = { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }) {
+        self.config = config
+        self.book = book
+        self.limiter = RateLimiter(ratePerSecond: config.requestsPerSecond, burst: config.requestBurst)
+        self.clock = clock
+    }
+
+    /// Everyone is admin when access control is off.
+    static let open = Principal.admin(keyID: "open")
+
+    // MARK: HTTP
+
+    /// The principal of an HTTP request, or the 401 it gets.
+    func principal(httpHeaders headers: [String: String]) -> Result<Principal, APIError> {
+        guard config.mode == .required else { return .success(Self.open) }
+        let presented: String?
+        do { presented = try PresentedCredential.bearer(headers) } catch {
+            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>'"))
+        }
+        return authenticate(presented)
+    }
+
+    /// The transport's early check of an HTTP request (before its body is read): 401 without a valid
+    /// credential, 429 over the rate. `/healthz` is open (it answers less without a credential).
+    func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        if head.path == "/healthz" { return nil }
+        switch principal(httpHeaders: head.headers) {
+        case .failure(let error):
+            return APIHandler.json(error.jsonObject, status: error.status, headers: [("www-authenticate", #"Bearer realm="speakersync""#)])
+        case .success(let principal):
+            guard let retryAfter = rateLimited(principal) else { return nil }
+            let seconds = Int(retryAfter.rounded(.up))
+            let error = APIError(status: 429, code: "rate_limited",
+                                 message: "more than \(Self.format(config.requestsPerSecond)) requests per second with this credential; retry after \(seconds) s")
+            return APIHandler.json(error.jsonObject, status: 429, headers: [("retry-after", "\(seconds)")])
+        }
+    }
+
+    // MARK: WebSocket
+
+    /// The principal of a WebSocket upgrade (header, subprotocol or query), or why it has none.
+    func principal(upgrade request: UpgradeRequest) -> Result<Principal, APIError> {
+        guard config.mode == .required else { return .success(Self.open) }
+        let presented: String?
+        do { presented = try PresentedCredential.upgrade(headers: request.headers, query: request.query) } catch {
+            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>'"))
+        }
+        return authenticate(presented)
+    }
+
+    /// The handshake's check: 401 without a valid credential, 429 over the rate or the device's
+    /// connection limit.
+    func admit(upgrade request: UpgradeRequest) -> UpgradeAdmission {
+        switch principal(upgrade: request) {
+        case .failure(let error):
+            return .refuse(status: error.status, reason: error.message)
+        case .success(let principal):
+            if rateLimited(principal) != nil { return .refuse(status: 429, reason: "rate limited: \(principal.credentialKey)") }
+            if let device = principal.deviceID,
+               deviceConnections.withLock({ $0[device, default: 0] }) >= config.maxConnectionsPerDevice {
+                return .refuse(status: 429, reason: "device \(device) holds \(config.maxConnectionsPerDevice) connections")
+            }
+            return .accept
+        }
+    }
+
+    func connectionOpened(_ principal: Principal) {
+        guard let device = principal.deviceID else { return }
+        deviceConnections.withLock { $0[device, default: 0] += 1 }
+    }
+
+    func connectionClosed(_ principal: Principal) {
+        guard let device = principal.deviceID else { return }
+        deviceConnections.withLock { counts in
+            let left = counts[device, default: 0] - 1
+            counts[device] = left > 0 ? left : nil
+        }
+    }
+
+    /// Counts a session of `deviceID` starting; false (and nothing counted) at the device's limit.
+    /// Counted per device whoever starts it (a device token or the admin streaming as that device).
+    func sessionStarting(deviceID: String) -> Bool {
+        deviceSessions.withLock { counts in
+            guard counts[deviceID, default: 0] < config.maxSessionsPerDevice else { return false }
+            counts[deviceID, default: 0] += 1
+            return true
+        }
+    }
+
+    func sessionEnded(deviceID: String) {
+        deviceSessions.withLock { counts in
+            let left = counts[deviceID, default: 0] - 1
+            counts[deviceID] = left > 0 ? left : nil
+        }
+    }
+
+    // MARK: Shared
+
+    private func authenticate(_ presented: String?) -> Result<Principal, APIError> {
+        switch book.authenticate(presented) {
+        case .success(let principal):
+            return .success(principal)
+        case .failure(.missing):
+            return .failure(APIError(status: 401, code: "unauthorized", message: "a device token or the admin key is required (Authorization: Bearer <token>)"))
+        case .failure(.malformed), .failure(.unknown):
+            return .failure(APIError(status: 401, code: "unauthorized", message: "the credential is not valid (unknown, revoked or mistyped)"))
+        }
+    }
+
+    /// Seconds until the credential may ask again; nil when it may now.
+    private func rateLimited(_ principal: Principal) -> Double? {
+        limiter.take(principal.credentialKey, nowSeconds: clock())
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
