@@ -25,4 +25,10 @@ public enum CloseCode {
     /// 1000 would tell the device the conversation is complete and 1008 that it misbehaved. Stored
     /// data is kept and reconnecting with the same conversation_id resumes the conversation.
     public static let idleTimeout: UInt16 = 4000
+    /// Application code: the credential that opened the connection was revoked (or the admin key
+    /// rotated) while the session ran. Stored data is kept; reconnect with a valid credential to resume.
+    public static let credentialRevoked: UInt16 = 4003
+    /// Application code: the device already runs as many sessions as the server allows at once
+    /// (like HTTP 429); retry when one of them ends.
+    public static let tooManySessions: UInt16 = 4029
 }

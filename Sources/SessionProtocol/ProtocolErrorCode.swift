@@ -28,6 +28,17 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// with the start, so it closes with 4001 (try again later, or with another provider), and the
     /// message says for how long.
     case providerUnavailable = "provider_unavailable"
+    /// The start names a device other than the one the connection's device token belongs to.
+    case deviceMismatch = "device_mismatch"
+    /// The token (or admin key) the connection was opened with was revoked: the session ends at once
+    /// (close 4003); what was stored stays, and a new valid credential may resume the conversation.
+    case credentialRevoked = "credential_revoked"
+    /// The start would exceed the device's concurrent session limit (close 4029; retry when one ends).
+    case tooManySessions = "too_many_sessions"
+    /// The start names an existing conversation of another device (close 1007). Conversation ids are
+    /// global, so this says such an id exists; ids are random UUIDs unless a client chooses its own
+    /// (docs/security.md says what that reveals). Nothing else about the conversation is revealed.
+    case conversationNotFound = "conversation_not_found"
 
     /// What the session does after sending this error.
     ///
@@ -43,8 +54,14 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
             return .continues
         case .missingField, .invalidField:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues
-        case .invalidConversationID, .invalidOptions:
+        case .invalidConversationID, .invalidOptions, .conversationNotFound:
             return .closes(CloseCode.invalidPayload)
+        case .deviceMismatch:
+            return .closes(CloseCode.policyViolation)
+        case .credentialRevoked:
+            return .closes(CloseCode.credentialRevoked)
+        case .tooManySessions:
+            return .closes(CloseCode.tooManySessions)
         case .unsupportedEncoding, .unsupportedSampleRate:
             return .closes(CloseCode.unsupportedData)
         case .unknownProvider:

@@ -26,6 +26,9 @@ public struct SessionStateMachine: Sendable {
     public private(set) var droppedAudioBytes = 0
     /// Bytes of an incomplete last sample dropped at finalize (0 for a well-formed stream).
     public private(set) var droppedTrailingBytes = 0
+    /// The device the connection's credential belongs to (a device token): the start may omit
+    /// `device_id` (this one is used) or must name this one. nil: the start names any device (admin).
+    public private(set) var boundDeviceID: String?
 
     private let decoder: ClientMessageDecoder
     private var pcm: PCMFrameDecoder?
@@ -57,11 +60,17 @@ public struct SessionStateMachine: Sendable {
     ///
     /// A query with all required start fields starts the session at once. An incomplete query is kept
     /// and completed by the `start` message; a field the query gets wrong rejects the session now.
-    public mutating func opened(query: [String: String]) -> [SessionAction] {
+    /// `deviceID` binds the session to the device of the connection's credential (see `boundDeviceID`).
+    public mutating func opened(query: [String: String], deviceID: String? = nil) -> [SessionAction] {
         guard state == .awaitingStart, !opened else { return [] }
         opened = true
+        boundDeviceID = deviceID
         do throws(ProtocolError) {
             queryParameters = try StartParameters.fromQuery(query, config: config)
+            if let deviceID {
+                try Self.check(queryParameters.deviceID, boundTo: deviceID, context: "query")
+                queryParameters.deviceID = deviceID
+            }
             guard queryParameters.isComplete else { return [] }
             return begin(try StartRequest(completing: queryParameters, context: "query", config: config))
         } catch {
@@ -230,7 +239,20 @@ public struct SessionStateMachine: Sendable {
 
     // MARK: helpers
 
+    /// A device token acts only as its device: another device_id is refused, never silently replaced.
+    private static func check(_ deviceID: String?, boundTo bound: String, context: String) throws(ProtocolError) {
+        guard let deviceID, deviceID != bound else { return }
+        throw ProtocolError(.deviceMismatch, "\(context): device_id '\(deviceID)' is not the device of this credential; omit device_id or use '\(bound)'")
+    }
+
     private mutating func begin(_ request: StartRequest) -> [SessionAction] {
+        if let boundDeviceID {
+            do throws(ProtocolError) {
+                try Self.check(request.deviceID, boundTo: boundDeviceID, context: "start")
+            } catch {
+                return fail(error, rejectingStart: true)
+            }
+        }
         start = request
         began = true
         pcm = PCMFrameDecoder(encoding: request.encoding)

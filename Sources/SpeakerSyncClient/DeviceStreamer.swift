@@ -24,6 +24,8 @@ public struct DeviceStreamConfig: Sendable {
     public var finalizeTimeoutSeconds: Double
     /// Finish with `finalize` (true) or drop the connection after the audio (false: tests reconnects).
     public var sendFinalize: Bool
+    /// The device token (or admin key), sent as `Authorization: Bearer` on the upgrade.
+    public var token: String?
 
     public init(url: String, provider: String = "device", deviceID: String = "speakersync-cli") {
         self.url = url
@@ -37,6 +39,7 @@ public struct DeviceStreamConfig: Sendable {
         self.audioOffsetSeconds = nil
         self.finalizeTimeoutSeconds = 120
         self.sendFinalize = true
+        self.token = nil
     }
 }
 
@@ -80,7 +83,8 @@ public final class DeviceStreamer: Sendable {
 
     public func stream(audio: [Float], sampleRate: Int, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
         let inbox = StreamInbox()
-        let connection = try client.connect(url: config.url, handler: inbox)
+        let connection = try client.connect(url: config.url, headers: config.token.map { [("authorization", "Bearer \($0)")] } ?? [],
+                                            handler: inbox)
         let began = ContinuousClock.now
         try await inbox.waitConnected(timeoutSeconds: 10)
 

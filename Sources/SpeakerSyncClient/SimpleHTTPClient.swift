@@ -19,11 +19,13 @@ public struct SimpleHTTPError: Error, CustomStringConvertible, Sendable {
 /// A minimal blocking HTTP/1.1 client (one request per connection, `Connection: close`) for the CLI
 /// and tests. Loopback and LAN use only: no TLS, no redirects, no proxies.
 public enum SimpleHTTPClient {
-    public static func get(_ url: String, timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
-        try request(method: "GET", url: url, body: [], timeoutSeconds: timeoutSeconds)
+    /// `token`: sent as `Authorization: Bearer <token>` (a device token or the admin key).
+    public static func get(_ url: String, token: String? = nil, timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
+        try request(method: "GET", url: url, body: [], token: token, timeoutSeconds: timeoutSeconds)
     }
 
-    public static func request(method: String, url: String, body: [UInt8], contentType: String = "application/json", timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
+    public static func request(method: String, url: String, body: [UInt8], contentType: String = "application/json", token: String? = nil,
+                               timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
         guard let components = URLComponents(string: url), let host = components.host else {
             throw SimpleHTTPError(description: "not an http URL: \(url)")
         }
@@ -53,6 +55,7 @@ public enum SimpleHTTPClient {
         if !body.isEmpty || method == "POST" || method == "PUT" {
             head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         }
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8) + body
         var sent = 0

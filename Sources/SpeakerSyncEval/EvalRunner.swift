@@ -20,6 +20,9 @@ public struct EvalConfig: Sendable {
     public var chunkSeconds: Double
     /// How often the server's resident memory is sampled through /healthz.
     public var memoryPollSeconds: Double
+    /// The credential the sessions and the memory probe present (a device token for
+    /// `speakersync-eval`, or the admin key); nil for a server with `--auth off`.
+    public var token: String?
 
     public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {
         self.serverURL = serverURL
@@ -63,7 +66,7 @@ public final class EvalRunner: Sendable {
         }
         for batchStart in stride(from: 0, to: recordings.count, by: width) {
             let batch = Array(recordings[batchStart ..< min(recordings.count, batchStart + width)])
-            let memory = MemoryWatch(url: config.healthURL, interval: config.memoryPollSeconds)
+            let memory = MemoryWatch(url: config.healthURL, token: config.token, interval: config.memoryPollSeconds)
             let baseline = memory.start()
             let streamed = try await withThrowingTaskGroup(of: (Int, StreamReport).self) { group in
                 for (index, recording) in batch.enumerated() {
@@ -92,6 +95,7 @@ public final class EvalRunner: Sendable {
 
     private func stream(_ recording: EvalRecording) async throws -> StreamReport {
         var streamConfig = DeviceStreamConfig(url: config.listenURL, provider: config.provider, deviceID: "speakersync-eval")
+        streamConfig.token = config.token
         streamConfig.speed = config.speed
         streamConfig.chunkSeconds = config.chunkSeconds
         streamConfig.optionsJSON = config.optionsJSON
@@ -110,18 +114,20 @@ public final class EvalRunner: Sendable {
 /// Samples the server's resident memory (`/healthz` → `resident_bytes`) in the background.
 final class MemoryWatch: Sendable {
     private let url: String
+    private let token: String?
     private let interval: Double
     private let peak = Mutex<Int?>(nil)
     private let running = Atomic<Bool>(false)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(url: String, interval: Double) {
+    init(url: String, token: String?, interval: Double) {
         self.url = url
+        self.token = token
         self.interval = interval
     }
 
     func sample() -> Int? {
-        guard let response = try? SimpleHTTPClient.get(url, timeoutSeconds: 5), response.status == 200,
+        guard let response = try? SimpleHTTPClient.get(url, token: token, timeoutSeconds: 5), response.status == 200,
               let object = response.json() as? [String: Any] else { return nil }
         return (object["resident_bytes"] as? NSNumber)?.intValue
     }

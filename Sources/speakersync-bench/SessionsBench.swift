@@ -72,6 +72,7 @@ struct SessionsBench: AsyncParsableCommand {
                     // Stagger starts over one second, as real devices would not start in lockstep.
                     try? await Task.sleep(for: .milliseconds(Int64(index * 1000 / max(1, count))))
                     var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(server.port)/v1/listen", provider: provider, deviceID: "bench-\(index)")
+                    config.token = server.adminKey
                     config.speed = 1
                     config.finalizeTimeoutSeconds = 60
                     return try? await DeviceStreamer(client: client, config: config, logger: logger)
@@ -127,6 +128,8 @@ struct SessionsBench: AsyncParsableCommand {
 final class ServerProcess: Sendable {
     let pid: Int32
     let port: Int
+    /// The child's admin key (SPEAKERSYNC_ADMIN_KEY), which the sessions present.
+    let adminKey = "bench-admin-" + UUID().uuidString.lowercased()
     private let process: Process
     private let dataDirectory: String?
 
@@ -145,6 +148,9 @@ final class ServerProcess: Sendable {
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
+        process.environment = environment
         try process.run()
         pid = process.processIdentifier
         let deadline = Date().addingTimeInterval(60)

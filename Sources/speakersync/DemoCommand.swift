@@ -45,6 +45,9 @@ struct DemoCommand: AsyncParsableCommand {
         print("Synthesised a \(String(format: "%.1f", meeting.durationSeconds)) s meeting: \(speakers) voices (espeak-ng and Festival), \(meeting.words.count) words with exact times (seed \(seed)).")
 
         var streamConfig = DeviceStreamConfig(url: "ws://127.0.0.1:\(port)/v1/listen", provider: provider, deviceID: "demo-device")
+        // The demo is its own admin: it makes the device token a phone would be given.
+        let token = config.access.mode == .required ? try app.createDeviceToken(deviceID: "demo-device", label: "speakersync demo") : nil
+        streamConfig.token = token
         streamConfig.speed = speed
         streamConfig.volatileResults = true
         let words = meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, confidence: 0.9) }
@@ -74,8 +77,9 @@ struct DemoCommand: AsyncParsableCommand {
         \(agreement.correctCount) (\(String(format: "%.1f", agreement.accuracy * 100)) %) carry the true speaker \
         (one-to-one label mapping). Streamed in \(String(format: "%.2f", elapsed.seconds)) s.
 
-        Query it:
-          curl 'http://127.0.0.1:\(port)/v1/conversations/\(report.conversationID)/transcript?format=text'
+        Query it (with the demo device's token; it reads only demo-device's conversations):
+          export SPEAKERSYNC_TOKEN=\(token ?? "")
+          curl -H "Authorization: Bearer $SPEAKERSYNC_TOKEN" 'http://127.0.0.1:\(port)/v1/conversations/\(report.conversationID)/transcript?format=text'
           .build/release/speakersync transcript \(report.conversationID) --url http://127.0.0.1:\(port)
           psql \"\(app.databaseConnectionString ?? "$DATABASE_URL")\" -c "SELECT line FROM transcript_lines WHERE conversation_id = '\(report.conversationID)' ORDER BY start_seconds"
         """)

@@ -47,6 +47,8 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(help: "ws://HOST:PORT of a running server; without it one is started on the embedded default.")
     var url: String?
 
+    @OptionGroup var credential: ClientCredentialOptions
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -68,6 +70,7 @@ struct EvalCommand: AsyncParsableCommand {
         let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
         var app: SpeakerSyncApplication?
         let serverURL: String
+        var token = credential.token
         if let url {
             serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         } else {
@@ -77,12 +80,14 @@ struct EvalCommand: AsyncParsableCommand {
             let port = try started.start()
             app = started
             serverURL = "ws://127.0.0.1:\(port)"
+            if config.access.mode == .required { token = try started.createDeviceToken(deviceID: "speakersync-eval", label: "speakersync eval") }
         }
         defer { app?.shutdown() }
         let client = try WebSocketClient(logger: logger)
         defer { client.shutdown() }
-        let config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
+        var config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
                                 concurrency: concurrency, optionsJSON: options)
+        config.token = token
         let total = recordings.reduce(0) { $0 + $1.audioSeconds }
         FileHandle.standardError.write(Data("eval: \(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once\n".utf8))
         let summary: EvalSummary

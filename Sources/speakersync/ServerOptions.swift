@@ -44,6 +44,35 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("provider-nice"), help: "How much lower than the server provider workers run (nice, 0-19).")
     var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
 
+    @Option(name: .customLong("auth"), help: ArgumentHelp(
+        "required (device tokens or the admin key on every route but /healthz; default) or off (everyone is admin; loopback only).",
+        valueName: "mode"))
+    var auth: AccessConfig.Mode = .required
+
+    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("Where a generated admin key is written (default: <data dir>/admin-key).", valueName: "file"))
+    var adminKeyFile: String?
+
+    @Flag(name: .customLong("reset-admin-key"), help: "Revoke the stored admin keys and print a new one (a lost key).")
+    var resetAdminKey = false
+
+    @Option(name: .customLong("max-connections"), help: "Connections served at once (503 server_busy beyond).")
+    var maxConnections: Int = ServerConfig.default.maxConnections
+
+    @Option(name: .customLong("max-connections-per-device"), help: "WebSocket connections one device may hold (429 beyond).")
+    var maxConnectionsPerDevice: Int = AccessConfig.default.maxConnectionsPerDevice
+
+    @Option(name: .customLong("max-sessions-per-device"), help: "Sessions one device may run at once (too_many_sessions, close 4029, beyond).")
+    var maxSessionsPerDevice: Int = AccessConfig.default.maxSessionsPerDevice
+
+    @Option(name: .customLong("max-body-bytes"), help: "Largest HTTP request body, e.g. an enrolment WAV (413 body_too_large beyond).")
+    var maxBodyBytes: Int = ServerConfig.default.maxHTTPBodyBytes
+
+    @Option(name: .customLong("requests-per-second"), help: "Requests per second per credential (429 rate_limited with Retry-After beyond); 0 for no limit.")
+    var requestsPerSecond: Double = AccessConfig.default.requestsPerSecond
+
+    @Option(name: .customLong("handshake-timeout"), help: "Seconds a new connection has to send a complete request before it is closed.")
+    var handshakeTimeoutSeconds: Int = ServerConfig.default.handshakeTimeoutSeconds
+
     func makeConfig() throws -> ServerConfig {
         var config = ServerConfig.default
         config.host = host
@@ -56,6 +85,20 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.niceIncrement = max(0, min(19, providerNice))
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         if let providerConfig { config.providerConfigPath = providerConfig }
+        guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
+              requestsPerSecond >= 0, handshakeTimeoutSeconds > 0 else {
+            throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
+        }
+        config.access.mode = auth
+        config.access.adminKeyFile = adminKeyFile
+        config.access.resetAdminKey = resetAdminKey
+        config.access.maxConnectionsPerDevice = maxConnectionsPerDevice
+        config.access.maxSessionsPerDevice = maxSessionsPerDevice
+        config.access.requestsPerSecond = requestsPerSecond
+        config.access.requestBurst = max(1, requestsPerSecond * 3)
+        config.maxConnections = maxConnections
+        config.maxHTTPBodyBytes = maxBodyBytes
+        config.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         return config
     }
 
@@ -81,3 +124,4 @@ struct ServerOptions: ParsableArguments {
 }
 
 extension ProviderIsolationMode: ExpressibleByArgument {}
+extension AccessConfig.Mode: ExpressibleByArgument {}

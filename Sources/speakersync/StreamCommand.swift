@@ -37,6 +37,8 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(name: .customLong("conversation-id"), help: "Continue (or create) this conversation.")
     var conversationID: String?
 
+    @OptionGroup var credential: ClientCredentialOptions
+
     @Option(name: .customLong("device-id"))
     var deviceID: String = "speakersync-cli"
 
@@ -55,6 +57,7 @@ struct StreamCommand: AsyncParsableCommand {
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
         var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID)
+        config.token = credential.token
         config.speed = speed
         config.conversationID = conversationID
         config.optionsJSON = options

@@ -14,9 +14,11 @@ struct TranscriptCommand: ParsableCommand {
     @Option(help: "HTTP base URL of the server.")
     var url: String = "http://127.0.0.1:8080"
 
+    @OptionGroup var credential: ClientCredentialOptions
+
     func run() throws {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
-        let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/transcript?format=\(format)")
+        let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/transcript?format=\(format)", token: credential.token)
         guard response.status == 200 else {
             throw CommandFailure("HTTP \(response.status): \(response.text)")
         }
@@ -30,8 +32,10 @@ struct ProvidersCommand: ParsableCommand {
     @Option(help: "HTTP base URL of the server.")
     var url: String = "http://127.0.0.1:8080"
 
+    @OptionGroup var credential: ClientCredentialOptions
+
     func run() throws {
-        let response = try SimpleHTTPClient.get("\(url)/v1/providers")
+        let response = try SimpleHTTPClient.get("\(url)/v1/providers", token: credential.token)
         guard response.status == 200, let root = response.json() as? [String: Any] else {
             throw CommandFailure("HTTP \(response.status): \(response.text)")
         }

@@ -296,7 +296,7 @@ import Testing
         for code in ProtocolErrorCode.allCases {
             for rejectingStart in [false, true] {
                 if let close = code.disposition(rejectingStart: rejectingStart).closeCode {
-                    #expect([1003, 1007, 1008, 1009, 1011, 4000, 4001].contains(close), "\(code)")
+                    #expect([1003, 1007, 1008, 1009, 1011, 4000, 4001, 4003, 4029].contains(close), "\(code)")
                 }
             }
         }

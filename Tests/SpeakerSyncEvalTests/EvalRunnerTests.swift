@@ -21,6 +21,7 @@ import WebSocketTransport
         config.session.idleIntervalSeconds = 600
         config.port = 0
         config.databaseURL = try TestCluster.freshDatabase()
+        config.access.environmentAdminKey = "eval-test-admin-key-0123456789abcdef0123"
         let app = SpeakerSyncApplication(config: config, logger: Self.logger)
         let port = try app.start()
         defer { app.shutdown() }
@@ -29,7 +30,8 @@ import WebSocketTransport
             uemPaths: [directory.appendingPathComponent("reference.uem").path], wordsDirectory: directory.appendingPathComponent("words").path))
         let client = try WebSocketClient(logger: Self.logger)
         defer { client.shutdown() }
-        let evalConfig = EvalConfig(serverURL: "ws://127.0.0.1:\(port)", provider: provider, speed: nil, concurrency: 2)
+        var evalConfig = EvalConfig(serverURL: "ws://127.0.0.1:\(port)", provider: provider, speed: nil, concurrency: 2)
+        evalConfig.token = try app.createDeviceToken(deviceID: "speakersync-eval")
         return try await EvalRunner(config: evalConfig, client: client, logger: Self.logger).run(recordings)
     }
 

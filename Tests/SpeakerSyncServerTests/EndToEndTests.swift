@@ -23,6 +23,11 @@ import WebSocketTransport
         let app: SpeakerSyncApplication
         let port: Int
         let connectionString: String
+        /// The admin key every helper below presents (SPEAKERSYNC_ADMIN_KEY's place in tests).
+        static let adminKey = "test-admin-key-0123456789abcdef0123456789abcdef"
+        var adminKey: String { Self.adminKey }
+        /// The upgrade header that authenticates a raw client as the admin.
+        var authorization: [(String, String)] { [("authorization", "Bearer \(adminKey)")] }
 
         /// `configure` adjusts the config (plugins folder, isolation) before the server starts;
         /// `database` reuses a database (a server started again after another).
@@ -33,6 +38,7 @@ import WebSocketTransport
             config.session.idleIntervalSeconds = 600
             config.port = 0
             config.databaseURL = connectionString
+            config.access.environmentAdminKey = Self.adminKey
             configure(&config)
             app = SpeakerSyncApplication(config: config, logger: EndToEndTests.logger)
             port = try app.start()
@@ -43,16 +49,26 @@ import WebSocketTransport
         var ws: String { "ws://127.0.0.1:\(port)/v1/listen" }
         var http: String { "http://127.0.0.1:\(port)" }
 
+        /// Streams as the admin unless `config.token` names another credential.
         func stream(_ config: DeviceStreamConfig, audio: [Float], sampleRate: Int, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
+            var config = config
+            if config.token == nil { config.token = adminKey }
             let client = try WebSocketClient(logger: EndToEndTests.logger)
             defer { client.shutdown() }
             return try await DeviceStreamer(client: client, config: config, logger: EndToEndTests.logger)
                 .stream(audio: audio, sampleRate: sampleRate, words: words, segments: segments)
         }
 
-        func json(_ path: String) throws -> (status: Int, body: [String: Any]) {
-            let response = try SimpleHTTPClient.get(http + path)
+        /// GET as the admin (or with `token`).
+        func json(_ path: String, token: String? = nil) throws -> (status: Int, body: [String: Any]) {
+            let response = try SimpleHTTPClient.get(http + path, token: token ?? adminKey)
             return (response.status, response.json() as? [String: Any] ?? [:])
+        }
+
+        /// Any request as the admin (or with `token`).
+        func request(_ method: String, _ path: String, body: [UInt8] = [], contentType: String = "application/json",
+                     token: String? = nil) throws -> SimpleHTTPResponse {
+            try SimpleHTTPClient.request(method: method, url: http + path, body: body, contentType: contentType, token: token ?? adminKey)
         }
 
         /// The stored words as (text, start, speaker, utterance) in time order, straight from PostgreSQL.
@@ -209,7 +225,7 @@ import WebSocketTransport
         let server = try TestServer()
         let client = try WebSocketClient(logger: Self.logger)
         defer { client.shutdown() }
-        let connection = try client.connect(url: server.ws)
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
         let events = EventReader(connection.events)
         func next() async -> [String: Any]? { await events.nextJSON() }
         connection.send(.binary([0, 0, 0, 0]))
@@ -246,12 +262,12 @@ import WebSocketTransport
         #expect(await events.closeCode() == 1009)
 
         // A second connection with an unsupported sample rate is refused at start and closed.
-        let refused = EventReader(try client.connect(url: server.ws + "?device_id=d&provider=device&sample_rate=96000&encoding=pcm_s16le").events)
+        let refused = EventReader(try client.connect(url: server.ws + "?device_id=d&provider=device&sample_rate=96000&encoding=pcm_s16le", headers: server.authorization).events)
         #expect(await refused.nextJSON()?["code"] as? String == "unsupported_sample_rate")
         #expect(await refused.closeCode() == 1003)
 
         // A third whose options the dlopen'd plugin refuses: the client's mistake, close 1007.
-        let typo = try client.connect(url: server.ws)
+        let typo = try client.connect(url: server.ws, headers: server.authorization)
         let typoEvents = EventReader(typo.events)
         typo.send(.text(#"{"type":"start","device_id":"d","provider":"energy","sample_rate":16000,"encoding":"pcm_s16le","options":{"treshold":2}}"#))
         let typoError = await typoEvents.nextJSON()
@@ -282,15 +298,15 @@ import WebSocketTransport
         #expect(Set((first + second).compactMap { $0["id"] as? String }) == Set(ids.prefix(2)))
         #expect(page2["next_cursor"] is NSNull)
 
-        let text = try SimpleHTTPClient.get(server.http + "/v1/conversations/\(ids[2])/transcript?format=text")
+        let text = try server.request("GET", "/v1/conversations/\(ids[2])/transcript?format=text")
         #expect(text.status == 200)
         #expect(text.text.hasPrefix("Speaker 1: "))
         #expect(text.text.split(separator: "\n").count == script.turns.count)
-        let srt = try SimpleHTTPClient.get(server.http + "/v1/conversations/\(ids[2])/transcript?format=srt").text
+        let srt = try server.request("GET", "/v1/conversations/\(ids[2])/transcript?format=srt").text
         #expect(srt.hasPrefix("1\n00:00:"))
-        let vtt = try SimpleHTTPClient.get(server.http + "/v1/conversations/\(ids[2])/transcript?format=vtt").text
+        let vtt = try server.request("GET", "/v1/conversations/\(ids[2])/transcript?format=vtt").text
         #expect(vtt.hasPrefix("WEBVTT"))
-        let rttm = try SimpleHTTPClient.get(server.http + "/v1/conversations/\(ids[2])/transcript?format=rttm").text
+        let rttm = try server.request("GET", "/v1/conversations/\(ids[2])/transcript?format=rttm").text
         #expect(rttm.split(separator: "\n").allSatisfy { $0.hasPrefix("SPEAKER \(ids[2]) 1 ") })
 
         let missing = try server.json("/v1/conversations/nope")

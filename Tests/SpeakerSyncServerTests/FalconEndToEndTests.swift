@@ -28,7 +28,7 @@ import WebSocketTransport
     }
 
     static func providersText(_ server: TestServer) throws -> String {
-        String(decoding: try SimpleHTTPClient.get(server.http + "/v1/providers").body, as: UTF8.self)
+        String(decoding: try server.request("GET", "/v1/providers").body, as: UTF8.self)
     }
 
     @Test func aStreamedMeetingEndsWithEveryWordLabelledAndStored() async throws {
@@ -91,7 +91,7 @@ import WebSocketTransport
 
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
-        let connection = try client.connect(url: server.ws)
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
         let events = EventReader(connection.events)
         connection.send(.text(#"{"type":"start","device_id":"phone-pv","provider":"falcon","sample_rate":16000,"encoding":"pcm_s16le"}"#))
         let refusal = await events.nextJSON()

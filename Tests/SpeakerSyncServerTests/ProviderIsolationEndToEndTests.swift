@@ -37,6 +37,8 @@ import WebSocketTransport
 
     /// One device stream on a client of its own (two run at once).
     static func stream(_ config: DeviceStreamConfig, audio: [Float], words: [DeviceWord]) async throws -> StreamReport {
+        var config = config
+        if config.token == nil { config.token = TestServer.adminKey }
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
         return try await DeviceStreamer(client: client, config: config, logger: EndToEndTests.logger)
@@ -149,7 +151,7 @@ import WebSocketTransport
         // A start on it is refused before the session begins: error, then close 4001 (try again later).
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
-        let connection = try client.connect(url: server.ws)
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
         let events = EventReader(connection.events)
         connection.send(.text(#"{"type":"start","device_id":"phone-loop","provider":"faulty","sample_rate":16000,"encoding":"pcm_s16le"}"#))
         let refusal = await events.nextJSON()
@@ -190,7 +192,7 @@ import WebSocketTransport
         let server = try Self.server(plugins)
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
-        let connection = try client.connect(url: server.ws)
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
         let events = EventReader(connection.events)
         let id = "stopping-\(UUID().uuidString.prefix(8))"
         connection.send(.text(#"{"type":"start","device_id":"phone-stop","provider":"energy","sample_rate":16000,"encoding":"pcm_s16le","conversation_id":"\#(id)"}"#))

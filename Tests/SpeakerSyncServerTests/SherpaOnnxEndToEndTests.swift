@@ -87,7 +87,7 @@ import WebSocketTransport
 
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
-        let connection = try client.connect(url: server.ws)
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
         let events = EventReader(connection.events)
         connection.send(.text(#"{"type":"start","device_id":"phone-none","provider":"sherpa-onnx","sample_rate":16000,"encoding":"pcm_s16le"}"#))
         let refusal = await events.nextJSON()

@@ -43,7 +43,7 @@ import DeterministicRandom
         let (script, meeting) = try Self.meeting(seed: 61)
         let alice = script.speakers[1]
         let clip = try Self.enrolmentClip(alice.voice, seed: 62)
-        let enrolled = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/people?device_id=phone-v&name=Alice", body: clip, contentType: "audio/wav")
+        let enrolled = try server.request("POST", "/v1/people?device_id=phone-v&name=Alice", body: clip, contentType: "audio/wav")
         #expect(enrolled.status == 201, "\(enrolled.text)")
         let listed = try server.json("/v1/people?device_id=phone-v").body["people"] as? [[String: Any]]
         #expect(listed?.count == 1 && listed?.first?["name"] as? String == "Alice")
@@ -64,12 +64,12 @@ import DeterministicRandom
         #expect(Double(otherWords.alice) <= 0.1 * Double(max(1, otherWords.total)), "the other voice named Alice: \(otherWords)")
 
         // Bad enrolments get specific errors.
-        let noName = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/people?device_id=phone-v", body: clip, contentType: "audio/wav")
+        let noName = try server.request("POST", "/v1/people?device_id=phone-v", body: clip, contentType: "audio/wav")
         #expect(noName.status == 400 && noName.text.contains("missing_parameter"))
         let silence = Array(WAVWriter.encode(AudioBuffer(samples: [Float](repeating: 0, count: 32_000), sampleRate: 16_000), format: .pcm16))
-        let quiet = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/people?device_id=phone-v&name=Bob", body: silence, contentType: "audio/wav")
+        let quiet = try server.request("POST", "/v1/people?device_id=phone-v&name=Bob", body: silence, contentType: "audio/wav")
         #expect(quiet.status == 422 && quiet.text.contains("no_usable_voice"))
-        let garbage = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/people?device_id=phone-v&name=Bob", body: Array("not audio".utf8), contentType: "audio/wav")
+        let garbage = try server.request("POST", "/v1/people?device_id=phone-v&name=Bob", body: Array("not audio".utf8), contentType: "audio/wav")
         #expect(garbage.status == 400 && garbage.text.contains("invalid_audio"))
     }
 
@@ -102,11 +102,11 @@ import DeterministicRandom
         #expect(after == before, "labels before the reconnect \(before), after \(after)")
 
         let label = try #require(before[script.speakers[0].id])
-        let saved = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/conversations/\(first.conversationID)/speakers/\(label.replacingOccurrences(of: " ", with: "%20"))/person?name=Carol", body: [])
+        let saved = try server.request("POST", "/v1/conversations/\(first.conversationID)/speakers/\(label.replacingOccurrences(of: " ", with: "%20"))/person?name=Carol", body: [])
         #expect(saved.status == 201, "\(saved.text)")
         let people = try server.json("/v1/people?device_id=phone-r").body["people"] as? [[String: Any]]
         #expect(people?.first?["name"] as? String == "Carol")
-        let missing = try SimpleHTTPClient.request(method: "POST", url: server.http + "/v1/conversations/\(first.conversationID)/speakers/Speaker%2099/person", body: [])
+        let missing = try server.request("POST", "/v1/conversations/\(first.conversationID)/speakers/Speaker%2099/person", body: [])
         #expect(missing.status == 404 && missing.text.contains("speaker_not_found"))
     }
 }

@@ -57,11 +57,15 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, @
     }
 
 
+    func owningDevice(conversationID: String) throws -> String? {
+        try repository.conversation(id: conversationID)?.state.deviceID
+    }
+
     // MARK: VoiceDirectory
 
     func insertPerson(_ person: PersonRecord) throws { try repository.insertPerson(person) }
     func people(deviceID: String) throws -> [PersonRecord] { try repository.people(deviceID: deviceID, provider: nil) }
-    func deletePerson(id: String) throws -> Bool { try repository.deletePerson(id: id) }
+    func deletePerson(id: String, deviceID: String?) throws -> Bool { try repository.deletePerson(id: id, deviceID: deviceID) }
     func speakerProfile(conversationID: String, label: String, provider: String) throws -> SpeakerProfileRecord? {
         try repository.speakerProfiles(conversationID: conversationID, provider: provider).first { $0.label == label }
     }

@@ -24,6 +24,15 @@ public struct ServerConfig: Sendable {
     /// The operator's provider configuration file (model paths, keys): `serve --provider-config`, else
     /// SPEAKERSYNC_PROVIDER_CONFIG; nil for none.
     public var providerConfigPath: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_PROVIDER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+    /// Credentials and per-device limits (docs/security.md).
+    public var access: AccessConfig = .default
+    /// Largest HTTP request body (an enrolment WAV: 120 s of 16 kHz 16-bit mono is 3.8 MB); bigger
+    /// ones get 413 `body_too_large` before they are read.
+    public var maxHTTPBodyBytes: Int = 8 << 20
+    /// Connections served at once (503 `server_busy` beyond).
+    public var maxConnections: Int = 1024
+    /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.
+    public var handshakeTimeoutSeconds: Int = 10
 
     public static let `default` = ServerConfig(
         host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),
@@ -83,6 +92,8 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
         case schemaNotFound = "schema_not_found"
         case databaseUnavailable = "database_unavailable"
         case listenFailed = "listen_failed"
+        /// A setting that would expose the server: `--auth off` off loopback, a short admin key.
+        case insecureConfig = "insecure_config"
     }
     public var code: Code
     public var message: String

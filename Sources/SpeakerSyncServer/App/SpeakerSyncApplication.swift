@@ -23,6 +23,7 @@ public final class SpeakerSyncApplication: Sendable {
         var server: WebSocketServer
         var sessions: SessionManager
         var providers: any ProviderHost
+        var credentials: CredentialService
         var port: Int
         var connectionString: String
     }
@@ -35,6 +36,12 @@ public final class SpeakerSyncApplication: Sendable {
     /// Starts everything; returns the bound port.
     @discardableResult
     public func start() throws -> Int {
+        if config.access.mode == .off, !AccessConfig.isLoopback(config.host) {
+            throw ServerError(code: .insecureConfig, message: "--auth off is allowed only when listening on loopback (127.0.0.1 or ::1), not on \(config.host)")
+        }
+        if let key = config.access.environmentAdminKey, key.count < CredentialBook.minimumEnvironmentKeyLength {
+            throw ServerError(code: .insecureConfig, message: "SPEAKERSYNC_ADMIN_KEY must be at least \(CredentialBook.minimumEnvironmentKeyLength) characters (e.g. openssl rand -hex 32)")
+        }
         var cluster: EmbeddedPostgresCluster?
         var providerHost: (any ProviderHost)?
         let connectionString: String
@@ -69,21 +76,39 @@ public final class SpeakerSyncApplication: Sendable {
             // New sessions that name no provider get the best one loaded: speakerkit, else the energy baseline.
             sessionConfig.defaultProvider = ["speakerkit", "energy", "none"].first { sessionConfig.knownProviders!.contains($0) }
             let manager = SessionManager()
+            let credentials = CredentialService(repository: backend.repository,
+                                                book: CredentialBook(environmentAdminKey: config.access.environmentAdminKey), logger: logger)
+            try credentials.refresh()
+            if config.access.mode == .required, config.access.environmentAdminKey == nil,
+               let key = try credentials.bootstrapAdminKey(reset: config.access.resetAdminKey) {
+                announce(key)
+            }
+            let gate = AccessGate(config: config.access, book: credentials.book)
+            if config.access.mode == .off {
+                logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
+            }
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
-                                 isolation: config.providerIsolation.mode.rawValue, logger: logger)
+                                 isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port
+            transportConfig.maxHTTPBodyBytes = config.maxHTTPBodyBytes
+            transportConfig.maxConnections = config.maxConnections
+            transportConfig.handshakeTimeoutSeconds = config.handshakeTimeoutSeconds
+            transportConfig.extraSubprotocols = [PresentedCredential.subprotocol]
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
             let server = try WebSocketServer(config: transportConfig, webSocketHandler: manager, httpHandler: api, logger: logger)
             manager.bind(SessionEnvironment(
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
-                serverInstance: backend.lease.instance, logger: logger
+                serverInstance: backend.lease.instance, logger: logger, access: gate
             ))
+            credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
+            credentials.startRefreshing(every: config.access.refreshSeconds)
             let port = try server.start()
             state.withLock {
-                $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins, port: port,
+                $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
+                             credentials: credentials, port: port,
                              connectionString: connectionString)
             }
             logger.info("providers", metadata: [
@@ -99,6 +124,27 @@ public final class SpeakerSyncApplication: Sendable {
     }
 
     public var port: Int? { state.withLock { $0?.port } }
+
+    /// Creates a device token (what `POST /v1/devices/{id}/tokens` does), for the demo and tests that
+    /// run the server in-process. Returns the token text, shown once.
+    public func createDeviceToken(deviceID: String, label: String = "") throws -> String {
+        guard let credentials = state.withLock({ $0?.credentials }) else {
+            throw ServerError(code: .databaseUnavailable, message: "the server is not running")
+        }
+        return try credentials.createToken(deviceID: deviceID, label: label).0.text
+    }
+
+    /// Shows a generated admin key once, on standard error (not through the logger, whose lines may be
+    /// shipped elsewhere), and writes it to the key file for the operator.
+    private func announce(_ key: Credential) {
+        let path = config.access.adminKeyFile ?? (config.dataDirectory as NSString).appendingPathComponent("admin-key")
+        let written = CredentialService.writeKeyFile(key, path: path, logger: logger)
+        var text = "\nSpeakerSync generated an admin key. It is shown once; only its SHA-256 is stored:\n\n    \(key.text)\n\n"
+        if let written { text += "It is also in \(written) (mode 0600): move it somewhere safe, then delete that file.\n" }
+        text += "Create a device token with:  speakersync token create --device <device-id> --admin-key-file \(written ?? "<file>")\n\n"
+        FileHandle.standardError.write(Data(text.utf8))
+        logger.notice("admin key generated", metadata: ["key_id": "\(key.id)", "file": "\(written ?? "none")"])
+    }
 
     /// The libpq connection string of the database in use (for `psql` instructions and tests).
     public var databaseConnectionString: String? { state.withLock { $0?.connectionString } }
@@ -116,6 +162,7 @@ public final class SpeakerSyncApplication: Sendable {
         if unfinished > 0 {
             logger.warning("sessions still storing at shutdown; the next start marks them interrupted", metadata: ["sessions": "\(unfinished)"])
         }
+        running.credentials.stop()
         running.providers.shutdown()
         running.backend.shutdown()
         running.cluster?.stop()

@@ -14,11 +14,18 @@ final class APIHandler: HTTPHandler, Sendable {
     /// How providers run (`process`, `session`, `none`), as `/v1/providers` reports it.
     private let isolation: String
     private let logger: Logger
+    /// Who may do what; `AccessGate(config: AccessConfig(mode: .off), …)` lets everyone be admin.
+    private let gate: AccessGate
+    /// Token and admin-key routes; nil on servers without credential storage (they answer 404).
+    private let credentials: CredentialService?
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
     init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
-         defaultProvider: String? = nil, isolation: String = "none", logger: Logger) {
+         defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
+         logger: Logger) {
+        self.gate = gate
+        self.credentials = credentials
         self.isolation = isolation
         self.reader = reader
         self.voices = voices
@@ -27,29 +34,41 @@ final class APIHandler: HTTPHandler, Sendable {
         self.logger = logger
     }
 
+    /// Credentials and rate limits, checked by the transport before a body is read.
+    func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        gate.admit(head)
+    }
+
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         workers.async { [self] in
             let response: HTTPResponse
             do {
                 switch APIRoute.match(method: request.method, path: request.path) {
                 case .failure(let error): throw error
-                case .success(let route): response = try answer(route, request)
+                case .success(.health):
+                    // Open to probes; the details (worker processes, plugin paths) only with a credential.
+                    let principal = try? gate.principal(httpHeaders: request.headers).get()
+                    response = try health(detailed: principal != nil)
+                case .success(let route):
+                    // Checked again here: admission ran before the body, and a revocation may have come between.
+                    let principal = try gate.principal(httpHeaders: request.headers).get()
+                    response = try answer(route, request, as: principal)
                 }
             } catch let error as APIError {
-                response = Self.json(error.jsonObject, status: error.status)
+                response = Self.json(error.jsonObject, status: error.status,
+                                     headers: error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : [])
             } catch {
-                logger.error("HTTP request failed", metadata: ["path": "\(request.path)", "error": "\(error)"])
+                logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "error": "\(error)"])
                 response = Self.json(APIError(status: 503, code: "database_unavailable", message: "\(error)").jsonObject, status: 503)
             }
             respond(response)
         }
     }
 
-    private func answer(_ route: APIRoute, _ request: HTTPRequest) throws -> HTTPResponse {
-        switch route {
-        case .health:
+    private func health(detailed: Bool) throws -> HTTPResponse {
             try reader.checkHealth()
             var health: [String: Any] = ["status": "ok", "database": "ok"]
+            guard detailed else { return Self.json(health) }
             // resident_bytes counts the provider workers too: that is where sessions' models and state live.
             let server = ProcessMemory.residentBytes()
             var total = server
@@ -66,6 +85,37 @@ final class APIHandler: HTTPHandler, Sendable {
             if let server { health["server_resident_bytes"] = server }
             health["provider_workers"] = workers
             return Self.json(health)
+    }
+
+    /// The device a request may act on: a device token's own (a different `device_id` parameter is
+    /// refused), or for the admin the `device_id` parameter (nil when absent: every device).
+    static func scopedDevice(_ principal: Principal, requested: String?) throws -> String? {
+        guard let own = principal.deviceID else { return requested.flatMap { $0.isEmpty ? nil : $0 } }
+        if let requested, !requested.isEmpty, requested != own {
+            throw APIError(status: 403, code: "device_mismatch", message: "this token acts only as device '\(own)'")
+        }
+        return own
+    }
+
+    /// A conversation the principal may see; another device's answers exactly like a missing one.
+    private func visibleConversation(_ id: String, as principal: Principal) throws -> ConversationSummary {
+        guard let summary = try reader.conversation(id: id),
+              principal.deviceID == nil || principal.deviceID == summary.deviceID else { throw Self.notFound(id) }
+        return summary
+    }
+
+    private func requireAdmin(_ principal: Principal) throws -> CredentialService {
+        guard principal.isAdmin else {
+            throw APIError(status: 403, code: "admin_required", message: "only the admin key manages credentials")
+        }
+        guard let credentials else { throw APIError(status: 404, code: "not_found", message: "this server keeps no credentials") }
+        return credentials
+    }
+
+    private func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
+        switch route {
+        case .health:
+            return try health(detailed: true)
         case .providers:
             return Self.json([
                 "providers": providers.providers.map { provider -> [String: Any] in
@@ -101,24 +151,28 @@ final class APIHandler: HTTPHandler, Sendable {
                 }
                 limit = value
             }
-            let page = try reader.listConversations(deviceID: request.query["device_id"], limit: limit, cursor: request.query["cursor"])
+            let device = try Self.scopedDevice(principal, requested: request.query["device_id"])
+            let page = try reader.listConversations(deviceID: device, limit: limit, cursor: request.query["cursor"])
             return Self.json([
                 "conversations": page.conversations.map(\.jsonObject),
                 "next_cursor": page.nextCursor as Any? ?? NSNull(),
             ])
         case .conversation(let id):
-            guard let summary = try reader.conversation(id: id) else { throw Self.notFound(id) }
-            return Self.json(summary.jsonObject)
+            return Self.json(try visibleConversation(id, as: principal).jsonObject)
         case .transcript(let id):
             let formatName = request.query["format"] ?? "json"
             guard let format = TranscriptFormat(rawValue: formatName) else {
                 throw APIError(status: 400, code: "invalid_parameter", message: "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
+            _ = try visibleConversation(id, as: principal)
             guard let document = try reader.transcript(id: id) else { throw Self.notFound(id) }
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
         case .enrolPerson, .listPeople, .deletePerson, .saveSpeakerAsPerson:
             guard let voices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no people") }
-            return try PeopleRoutes(voices: voices, reader: reader, providers: providers, defaultProvider: defaultProvider, logger: logger).answer(route, request)
+            return try PeopleRoutes(voices: voices, reader: reader, providers: providers, defaultProvider: defaultProvider, logger: logger)
+                .answer(route, request, as: principal)
+        case .createDeviceToken, .listDeviceTokens, .revokeDeviceToken, .listAllTokens, .rotateAdminKey:
+            return try TokenRoutes(credentials: try requireAdmin(principal), logger: logger).answer(route, request)
         }
     }
 
@@ -126,8 +180,8 @@ final class APIHandler: HTTPHandler, Sendable {
         APIError(status: 404, code: "conversation_not_found", message: "no conversation with id '\(id)'")
     }
 
-    static func json(_ object: [String: Any], status: Int = 200) -> HTTPResponse {
+    static func json(_ object: [String: Any], status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return HTTPResponse(status: status, contentType: "application/json", body: Array(data))
+        return HTTPResponse(status: status, contentType: "application/json", headers: headers, body: Array(data))
     }
 }

@@ -13,6 +13,16 @@ public enum APIRoute: Equatable, Sendable {
     case deletePerson(id: String)
     /// POST /v1/conversations/{id}/speakers/{label}/person[?name]: save a conversation's speaker as a person.
     case saveSpeakerAsPerson(conversationID: String, label: String)
+    /// POST /v1/devices/{device_id}/tokens[?label]: a new device token, shown once (admin only).
+    case createDeviceToken(deviceID: String)
+    /// GET /v1/devices/{device_id}/tokens: the device's tokens without secrets (admin only).
+    case listDeviceTokens(deviceID: String)
+    /// DELETE /v1/devices/{device_id}/tokens/{token_id}: revokes at once (admin only).
+    case revokeDeviceToken(deviceID: String, tokenID: String)
+    /// GET /v1/tokens: every device's tokens (admin only).
+    case listAllTokens
+    /// POST /v1/admin/key: a new admin key; the previous stored ones stop working (admin only).
+    case rotateAdminKey
 
     /// Matches a request line; unknown paths are 404 and known paths with another method 405.
     public static func match(method: String, path: String) -> Result<APIRoute, APIError> {
@@ -22,6 +32,12 @@ public enum APIRoute: Equatable, Sendable {
         case 1 where parts[0] == "healthz": matched = (.health, ["GET", "HEAD"])
         case 2 where parts == ["v1", "providers"]: matched = (.providers, ["GET", "HEAD"])
         case 2 where parts == ["v1", "conversations"]: matched = (.listConversations, ["GET", "HEAD"])
+        case 2 where parts == ["v1", "tokens"]: matched = (.listAllTokens, ["GET", "HEAD"])
+        case 3 where parts == ["v1", "admin", "key"]: matched = (.rotateAdminKey, ["POST"])
+        case 4 where parts[0] == "v1" && parts[1] == "devices" && parts[3] == "tokens":
+            matched = method == "POST" ? (.createDeviceToken(deviceID: parts[2]), ["POST"]) : (.listDeviceTokens(deviceID: parts[2]), ["GET", "HEAD", "POST"])
+        case 5 where parts[0] == "v1" && parts[1] == "devices" && parts[3] == "tokens":
+            matched = (.revokeDeviceToken(deviceID: parts[2], tokenID: parts[4]), ["DELETE"])
         case 2 where parts == ["v1", "people"]:
             matched = method == "POST" ? (.enrolPerson, ["POST"]) : (.listPeople, ["GET", "HEAD", "POST"])
         case 3 where parts[0] == "v1" && parts[1] == "people": matched = (.deletePerson(id: parts[2]), ["DELETE"])

@@ -51,7 +51,8 @@ public struct ConversationPage: Sendable {
 public protocol VoiceDirectory: Sendable {
     func insertPerson(_ person: PersonRecord) throws
     func people(deviceID: String) throws -> [PersonRecord]
-    func deletePerson(id: String) throws -> Bool
+    /// Deletes a person, only of `deviceID` when given; false when there is no such person (of that device).
+    func deletePerson(id: String, deviceID: String?) throws -> Bool
     func speakerProfile(conversationID: String, label: String, provider: String) throws -> SpeakerProfileRecord?
 }
 

@@ -23,10 +23,10 @@ struct PeopleRoutes {
     static let maxNameLength = 200
     static let maxAudioSeconds = 120.0
 
-    func answer(_ route: APIRoute, _ request: HTTPRequest) throws -> HTTPResponse {
+    func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
         switch route {
         case .enrolPerson:
-            let deviceID = try required("device_id", request)
+            let deviceID = try device(principal, request)
             let name = try validName(try required("name", request))
             let provider = request.query["provider"] ?? defaultProvider ?? "speakerkit"
             guard providers.supportsVoiceEmbedding(providerID: provider) else {
@@ -57,15 +57,17 @@ struct PeopleRoutes {
             logger.info("person enrolled", metadata: ["device": "\(deviceID)", "provider": "\(provider)"])
             return APIHandler.json(Self.json(person), status: 201)
         case .listPeople:
-            let deviceID = try required("device_id", request)
+            let deviceID = try device(principal, request)
             return APIHandler.json(["people": try voices.people(deviceID: deviceID).map(Self.json)])
         case .deletePerson(let id):
-            guard try voices.deletePerson(id: id) else {
+            // A device token deletes only its device's people; another device's answers like a missing one.
+            guard try voices.deletePerson(id: id, deviceID: principal.deviceID) else {
                 throw APIError(status: 404, code: "person_not_found", message: "no person with id '\(id)'")
             }
             return APIHandler.json(["deleted": id])
         case .saveSpeakerAsPerson(let conversationID, let label):
-            guard let conversation = try reader.conversation(id: conversationID) else { throw APIHandler.notFound(conversationID) }
+            guard let conversation = try reader.conversation(id: conversationID),
+                  principal.deviceID == nil || principal.deviceID == conversation.deviceID else { throw APIHandler.notFound(conversationID) }
             guard let profile = try voices.speakerProfile(conversationID: conversationID, label: label, provider: conversation.provider) else {
                 throw APIError(status: 404, code: "speaker_not_found",
                                message: "conversation '\(conversationID)' has no voice profile for '\(label)' from provider \(conversation.provider) (profiles are kept by providers with speaker embeddings, at the end of each session)")
@@ -79,6 +81,15 @@ struct PeopleRoutes {
         default:
             throw APIError(status: 404, code: "not_found", message: "no such people route")
         }
+    }
+
+    /// The device a people route acts on: a device token's own (device_id may be omitted), or the
+    /// admin's required device_id.
+    private func device(_ principal: Principal, _ request: HTTPRequest) throws -> String {
+        guard let device = try APIHandler.scopedDevice(principal, requested: request.query["device_id"]) else {
+            return try required("device_id", request)
+        }
+        return device
     }
 
     private func required(_ key: String, _ request: HTTPRequest) throws -> String {

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import SessionProtocol
 import Synchronization
 import WebSocketTransport
 
@@ -14,11 +15,29 @@ final class SessionManager: WebSocketHandler, Sendable {
         self.environment.withLock { $0 = environment }
     }
 
+    /// The handshake's credential and limit check (service thread, memory only).
+    func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission {
+        guard let environment = environment.withLock({ $0 }) else { return .refuse(status: 503, reason: "server starting") }
+        return environment.access.admit(upgrade: request)
+    }
+
     func opened(_ connection: ConnectionID, request: UpgradeRequest) {
         guard let environment = environment.withLock({ $0 }) else { return }
-        let runner = SessionRunner(connection: connection, environment: environment)
+        guard case .success(let principal) = environment.access.principal(upgrade: request) else {
+            // Revoked between the handshake's check and now.
+            environment.transport.close(connection, code: CloseCode.credentialRevoked, reason: ProtocolErrorCode.credentialRevoked.rawValue)
+            return
+        }
+        environment.access.connectionOpened(principal)
+        let runner = SessionRunner(connection: connection, environment: environment, principal: principal)
         runners.withLock { $0[connection] = runner }
         runner.opened(request)
+    }
+
+    /// Ends at once every session opened with one of these credentials (revoked or rotated away).
+    func credentialsRevoked(_ principals: Set<Principal>) {
+        let affected = runners.withLock { $0.values.filter { principals.contains($0.principal) } }
+        for runner in affected { runner.credentialRevoked() }
     }
 
     func received(_ connection: ConnectionID, message: WebSocketMessage) {
@@ -34,7 +53,9 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     func closed(_ connection: ConnectionID, code: UInt16?) {
-        runners.withLock { $0.removeValue(forKey: connection) }?.closed()
+        guard let runner = runners.withLock({ $0.removeValue(forKey: connection) }) else { return }
+        environment.withLock { $0 }?.access.connectionClosed(runner.principal)
+        runner.closed()
     }
 
     /// The server is stopping: every open session is told so (an interrupted conversation then says

@@ -22,6 +22,8 @@ struct SessionEnvironment: Sendable {
     /// This server's lease number, written into the conversations it runs (nil: a store without leases).
     var serverInstance: Int? = nil
     var logger: Logger
+    /// Credentials and per-device limits (sessions per device are counted here).
+    var access: AccessGate = AccessGate(config: AccessConfig(mode: .off), book: CredentialBook())
     /// Audio queued for a session beyond this pauses reading from its socket until it drains.
     var backlogPauseBytes: Int = 8 << 20
     var backlogResumeBytes: Int = 2 << 20
@@ -40,6 +42,8 @@ struct SessionEnvironment: Sendable {
 /// order the steps were made.
 final class SessionRunner: @unchecked Sendable {
     let connection: ConnectionID
+    /// Who opened the connection: a device token binds the session to its device.
+    let principal: Principal
     private let environment: SessionEnvironment
     private let queue: DispatchQueue
     private var logger: Logger
@@ -59,13 +63,16 @@ final class SessionRunner: @unchecked Sendable {
     private var afterProviderFinal: (() -> Void)?
     /// Whether reading is paused because the provider has too much audio in flight.
     private var providerBacklogPaused = false
+    /// The device whose session count this session holds (from its start until the socket closes).
+    private var countedDevice: String?
 
     // Shared with the service thread.
     private let backlogBytes = Atomic<Int>(0)
     private let receivingPaused = Atomic<Bool>(false)
 
-    init(connection: ConnectionID, environment: SessionEnvironment) {
+    init(connection: ConnectionID, environment: SessionEnvironment, principal: Principal = AccessGate.open) {
         self.connection = connection
+        self.principal = principal
         self.environment = environment
         self.queue = DispatchQueue(label: "speakersync.session.\(connection.rawValue)")
         self.machine = SessionStateMachine(config: environment.protocolConfig)
@@ -77,7 +84,8 @@ final class SessionRunner: @unchecked Sendable {
     // MARK: Inputs (service thread)
 
     func opened(_ request: UpgradeRequest) {
-        queue.async { self.run(self.machine.opened(query: request.query)) }
+        let query = Redaction.query(request.query)
+        queue.async { self.run(self.machine.opened(query: query, deviceID: self.principal.deviceID)) }
         startIdleTimer()
     }
 
@@ -152,6 +160,19 @@ final class SessionRunner: @unchecked Sendable {
             self.idleTimer?.cancel()
             self.idleTimer = nil
             self.run(self.machine.peerClosed())
+            if let device = self.countedDevice {
+                self.environment.access.sessionEnded(deviceID: device)
+                self.countedDevice = nil
+            }
+        }
+    }
+
+    /// The credential that opened this connection was revoked: the session ends now (error
+    /// `credential_revoked`, close 4003) and stores what it has, resumable with a valid credential.
+    func credentialRevoked() {
+        queue.async {
+            self.endReason = self.endReason ?? "its credential was revoked"
+            self.run(self.machine.failed(ProtocolError(.credentialRevoked, "the credential this connection was opened with was revoked")))
         }
     }
 
@@ -222,6 +243,25 @@ final class SessionRunner: @unchecked Sendable {
             return
         }
         let conversationID = request.conversationID ?? UUID().uuidString.lowercased()
+        if let device = principal.deviceID, request.conversationID != nil {
+            // A device token resumes only its own device's conversations; it must not even make the
+            // other device's session hand over, so this is checked before the claim.
+            do {
+                if let owner = try environment.store.owningDevice(conversationID: conversationID), owner != device {
+                    run(machine.failed(ProtocolError(.conversationNotFound, "this device has no conversation '\(conversationID)'")))
+                    return
+                }
+            } catch {
+                run(machine.failed(ProtocolError(.storageUnavailable, "cannot load conversation \(conversationID): \(error)")))
+                return
+            }
+        }
+        guard environment.access.sessionStarting(deviceID: request.deviceID) else {
+            run(machine.failed(ProtocolError(.tooManySessions,
+                "device '\(request.deviceID)' already runs \(environment.access.config.maxSessionsPerDevice) sessions; retry when one ends")))
+            return
+        }
+        countedDevice = request.deviceID
         logger[metadataKey: "conversation"] = "\(conversationID)"
         if let previous = environment.claims.claim(conversationID, by: self) {
             logger.info("conversation resumed on a new connection; handing over")

@@ -12,9 +12,16 @@ public protocol SessionStore: Sendable {
     /// The voices a session with an embedding provider should recognise: the device's enrolled people
     /// and the conversation's speakers from earlier sessions. Blocking; on the session queue.
     func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord])
+    /// The device a stored conversation belongs to; nil when it does not exist. Blocking.
+    func owningDevice(conversationID: String) throws -> String?
 }
 
 extension SessionStore {
+    /// Stores without a cheaper lookup load the whole conversation.
+    public func owningDevice(conversationID: String) throws -> String? {
+        try load(conversationID: conversationID)?.state.deviceID
+    }
+
     /// Stores without voices (tests of session logic) recognise no one.
     public func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {
         ([], [])

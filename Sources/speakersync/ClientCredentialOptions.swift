@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+/// The credential a client command presents: `--token`, else SPEAKERSYNC_TOKEN. A device token acts
+/// as its device; the admin key acts as anyone.
+struct ClientCredentialOptions: ParsableArguments {
+    @Option(name: .customLong("token"), help: ArgumentHelp(
+        "Device token or admin key (default: SPEAKERSYNC_TOKEN). Prefer the variable: arguments show in ps.",
+        valueName: "token"))
+    var tokenOption: String?
+
+    var token: String? {
+        tokenOption ?? ProcessInfo.processInfo.environment["SPEAKERSYNC_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// The admin key an admin command presents: `--admin-key`, SPEAKERSYNC_ADMIN_KEY, or the file a
+/// server wrote when it generated one (`--admin-key-file`, default `<data dir>/admin-key`).
+struct AdminCredentialOptions: ParsableArguments {
+    @Option(name: .customLong("admin-key"), help: ArgumentHelp("The admin key (default: SPEAKERSYNC_ADMIN_KEY, then --admin-key-file).", valueName: "key"))
+    var adminKey: String?
+
+    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("File holding the admin key (default: <data dir>/admin-key).", valueName: "file"))
+    var adminKeyFile: String?
+
+    func resolve(dataDirectory: String) throws -> String {
+        if let adminKey, !adminKey.isEmpty { return adminKey }
+        if let key = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"], !key.isEmpty { return key }
+        let path = adminKeyFile ?? (dataDirectory as NSString).appendingPathComponent("admin-key")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandFailure("no admin key: pass --admin-key, set SPEAKERSYNC_ADMIN_KEY, or point --admin-key-file at the file the server wrote (\(path) not readable)")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import SpeakerSyncClient
+import SpeakerSyncServer
+
+/// `speakersync token create|list|revoke`: device tokens, through the server's admin routes.
+struct TokenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Create, list and revoke device tokens (needs the admin key).",
+        subcommands: [Create.self, List.self, Revoke.self, RotateAdminKey.self])
+
+    struct Connection: ParsableArguments {
+        @Option(help: "HTTP base URL of the server.")
+        var url: String = "http://127.0.0.1:8080"
+
+        @OptionGroup var admin: AdminCredentialOptions
+
+        @Option(name: .customLong("data-dir"), help: "The server's data folder (where it wrote a generated admin key).")
+        var dataDirectory: String = ResourceLocator.defaultDataDirectory()
+
+        func call(_ method: String, _ path: String) throws -> [String: Any] {
+            let key = try admin.resolve(dataDirectory: dataDirectory)
+            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            let response = try SimpleHTTPClient.request(method: method, url: base + path, body: [], token: key)
+            guard (200..<300).contains(response.status), let object = response.json() as? [String: Any] else {
+                throw CommandFailure("HTTP \(response.status): \(response.text)")
+            }
+            return object
+        }
+    }
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a token for a device; prints it once.")
+        @Option(help: "The device the token acts as.") var device: String
+        @Option(help: "A note to tell tokens apart (e.g. 'Ana's phone').") var label: String = ""
+        @OptionGroup var connection: Connection
+
+        func run() throws {
+            let object = try connection.call("POST", "/v1/devices/\(TokenCommand.escape(device))/tokens?label=\(TokenCommand.escape(label))")
+            print(object["token"] as? String ?? "")
+            FileHandle.standardError.write(Data("token \(object["token_id"] as? String ?? "?") for device \(device): shown once, keep it secret (SPEAKERSYNC_TOKEN)\n".utf8))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List tokens (ids, labels, dates; never secrets).")
+        @Option(help: "Only this device's tokens.") var device: String?
+        @OptionGroup var connection: Connection
+
+        func run() throws {
+            let path = device.map { "/v1/devices/\(TokenCommand.escape($0))/tokens" } ?? "/v1/tokens"
+            for token in try connection.call("GET", path)["tokens"] as? [[String: Any]] ?? [] {
+                let revoked = (token["revoked_at"] as? String).map { "  REVOKED \($0)" } ?? ""
+                print("\(token["token_id"] as? String ?? "?")  \(token["device_id"] as? String ?? "?")  \(token["created_at"] as? String ?? "")  \(token["label"] as? String ?? "")\(revoked)")
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a token now; its open sessions close with 4003.")
+        @Option(help: "The token's device.") var device: String
+        @Argument(help: "The token id (from list).") var tokenID: String
+        @OptionGroup var connection: Connection
+
+        func run() throws {
+            _ = try connection.call("DELETE", "/v1/devices/\(TokenCommand.escape(device))/tokens/\(TokenCommand.escape(tokenID))")
+            print("revoked \(tokenID)")
+        }
+    }
+
+    struct RotateAdminKey: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rotate-admin-key", abstract: "Replace the stored admin key; prints the new one once.")
+        @OptionGroup var connection: Connection
+
+        func run() throws {
+            print(try connection.call("POST", "/v1/admin/key")["admin_key"] as? String ?? "")
+            FileHandle.standardError.write(Data("the previous stored admin key no longer works; its sessions were closed\n".utf8))
+        }
+    }
+}
