@@ -45,6 +45,8 @@ private final class ClientConnection {
 final class ClientCore: @unchecked Sendable {
     let logger: Logger
     let maxMessageBytes: Int
+    /// CA file wss:// servers are verified against; nil: the OS trust store.
+    let caFilePath: String?
     private(set) var runtime: ServiceRuntime<ClientCommand>!
     /// IDs are handed out by `connect` on the caller's thread.
     let nextID = Atomic<UInt64>(0)
@@ -52,13 +54,15 @@ final class ClientCore: @unchecked Sendable {
     private var connections: [UInt64: ClientConnection] = [:]
     private let scratch = WebSocketWriter.makeScratch()
 
-    init(maxMessageBytes: Int, logger: Logger) {
+    init(maxMessageBytes: Int, caFilePath: String?, logger: Logger) {
         self.maxMessageBytes = maxMessageBytes
+        self.caFilePath = caFilePath
         self.logger = logger
     }
 
     func createContext() throws {
-        let context = try LWSContext(port: nil, iface: nil, callback: clientCallback, rxBufferBytes: 64 * 1024,
+        let context = try LWSContext(port: nil, iface: nil, tls: .client(caFilePath: caFilePath), callback: clientCallback,
+                                     rxBufferBytes: 64 * 1024,
                                      user: Unmanaged.passUnretained(self).toOpaque())
         runtime = ServiceRuntime(context: context)
     }
@@ -114,12 +118,14 @@ final class ClientCore: @unchecked Sendable {
                 let connection = ClientConnection(id: id, handler: handler, maxMessageBytes: maxMessageBytes)
                 let host = strdup(url.host)!
                 let path = strdup(url.pathAndQuery)!
-                let hostHeader = strdup(url.port == 80 ? url.host : "\(url.host):\(url.port)")!
+                // lws also takes the name the server certificate must match from this header (port stripped).
+                let hostHeader = strdup(url.port == url.defaultPort ? url.host : "\(url.host):\(url.port)")!
                 connection.cStrings = [host, path, hostHeader]
                 connections[id] = connection // before connecting: lws may call back synchronously
                 do {
                     try LWS.connect(context: runtime.context.pointer, host: host, port: url.port, path: path,
-                                    hostHeader: hostHeader, protocolName: runtime.context.protocolNamePointer, id: id)
+                                    hostHeader: hostHeader, protocolName: runtime.context.protocolNamePointer,
+                                    secure: url.isSecure, alpn: runtime.context.alpnPointer, id: id)
                 } catch {
                     finish(id, code: nil, reason: "\(error)")
                 }

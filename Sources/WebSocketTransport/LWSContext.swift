@@ -6,7 +6,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Owns one `lws_context` and the C memory lws keeps pointers into (protocol table, names, interface).
+/// TLS of a context, in Swift terms (`LWSContext` turns it into C strings it owns).
+enum ContextTLS {
+    case server(TLSFiles)
+    /// nil: verify servers against the OS trust store.
+    case client(caFilePath: String?)
+}
+
+/// Owns one `lws_context` and the C memory lws keeps pointers into (protocol table, names, interface,
+/// TLS file paths and ALPN list).
 ///
 /// Created on the caller's thread (so binding errors are thrown from `init`), destroyed exactly once:
 /// by the service thread when its loop ends, by `shutdown` when no service thread ever ran, or by
@@ -22,6 +30,9 @@ final class LWSContext: @unchecked Sendable {
         var protocols: UnsafeMutablePointer<lws_protocols>?
         var name: UnsafeMutablePointer<CChar>?
         var iface: UnsafeMutablePointer<CChar>?
+        /// TLS paths and the ALPN list: lws reads the files during creation but keeps the ALPN pointer
+        /// (context->tls.alpn_default), so all of them live as long as the context.
+        var tlsStrings: [UnsafeMutablePointer<CChar>] = []
     }
 
     private let storage: Mutex<Storage>
@@ -29,23 +40,43 @@ final class LWSContext: @unchecked Sendable {
     let pointer: OpaquePointer
     /// C string of `protocolName`, valid for the life of this object (clients pass it when connecting).
     let protocolNamePointer: UnsafePointer<CChar>
+    /// "http/1.1", the ALPN list client connections offer (valid for the life of this object).
+    let alpnPointer: UnsafePointer<CChar>
 
     /// - Parameters:
     ///   - port: nil for a client-only context.
     ///   - user: what `lws_context_user` returns in callbacks (the owning Swift core, unretained).
-    init(port: Int?, iface: String?, callback: LWS.Callback, rxBufferBytes: Int, user: UnsafeMutableRawPointer) throws {
+    ///   - tls: nil for a plaintext server; clients always pass `.client` so any connection may be wss://.
+    init(port: Int?, iface: String?, tls: ContextTLS?, callback: LWS.Callback, rxBufferBytes: Int,
+         user: UnsafeMutableRawPointer) throws {
         let name = strdup(Self.protocolName)!
         let ifaceCopy = iface.map { strdup($0)! }
         let protocols = LWS.makeProtocols(name: name, callback: callback, rxBufferBytes: rxBufferBytes)
-        var storage = Storage(context: nil, protocols: protocols, name: name, iface: ifaceCopy)
+        let alpn = strdup("http/1.1")!
+        var storage = Storage(context: nil, protocols: protocols, name: name, iface: ifaceCopy, tlsStrings: [alpn])
+        let options: LWS.TLSOptions?
+        switch tls {
+        case .server(let files)?:
+            let certificate = strdup(files.certificatePath)!
+            let key = strdup(files.privateKeyPath)!
+            storage.tlsStrings += [certificate, key]
+            options = .server(certificate: certificate, privateKey: key, alpn: alpn)
+        case .client(let caFilePath)?:
+            let caFile = caFilePath.map { strdup($0)! }
+            if let caFile { storage.tlsStrings.append(caFile) }
+            options = .client(caFile: caFile, alpn: alpn)
+        case nil:
+            options = nil
+        }
         do {
-            storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, user: user)
+            storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, tls: options, user: user)
         } catch {
             Self.release(&storage)
             throw error
         }
         self.pointer = storage.context!
         self.protocolNamePointer = UnsafePointer(name)
+        self.alpnPointer = UnsafePointer(alpn)
         self.storage = Mutex(storage)
     }
 
@@ -67,6 +98,7 @@ final class LWSContext: @unchecked Sendable {
         if let protocols = storage.protocols { LWS.freeProtocols(protocols) }
         free(storage.name)
         free(storage.iface)
+        storage.tlsStrings.forEach { free($0) }
         storage = Storage()
     }
 }

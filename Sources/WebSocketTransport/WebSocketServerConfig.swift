@@ -10,14 +10,17 @@ public struct WebSocketServerConfig: Sendable {
     public var maxMessageBytes: Int
     /// Largest HTTP request body accepted; bigger ones get 413 and the connection is closed.
     public var maxHTTPBodyBytes: Int
+    /// When set, the port speaks TLS only (wss:// and https://; a plaintext request gets no answer).
+    public var tls: TLSFiles?
 
     public init(host: String = "127.0.0.1", port: Int = 0, webSocketPath: String = "/v1/listen",
-                maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20) {
+                maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, tls: TLSFiles? = nil) {
         self.host = host
         self.port = port
         self.webSocketPath = webSocketPath
         self.maxMessageBytes = maxMessageBytes
         self.maxHTTPBodyBytes = maxHTTPBodyBytes
+        self.tls = tls
     }
 
     public static let `default` = WebSocketServerConfig()
