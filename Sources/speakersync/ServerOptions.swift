@@ -44,6 +44,25 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("provider-nice"), help: "How much lower than the server provider workers run (nice, 0-19).")
     var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
 
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "PEM certificate (chain) to serve TLS with: the port then speaks wss:// and https:// only. Needs --tls-key.",
+        valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert (unencrypted).", valueName: "file"))
+    var tlsKey: String?
+
+    func validate() throws {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both (TLS) or neither (plaintext)")
+        }
+    }
+
+    var isTLS: Bool { tlsCertificate != nil && tlsKey != nil }
+
+    /// The WebSocket URL of a server these options start on this machine (demo, eval).
+    func localListenURL(port: Int) -> String { "\(isTLS ? "wss" : "ws")://127.0.0.1:\(port)/v1/listen" }
+
     func makeConfig() throws -> ServerConfig {
         var config = ServerConfig.default
         config.host = host
@@ -56,6 +75,8 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.niceIncrement = max(0, min(19, providerNice))
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         if let providerConfig { config.providerConfigPath = providerConfig }
+        config.tlsCertificatePath = tlsCertificate
+        config.tlsPrivateKeyPath = tlsKey
         return config
     }
 

@@ -24,6 +24,13 @@ public struct ServerConfig: Sendable {
     /// The operator's provider configuration file (model paths, keys): `serve --provider-config`, else
     /// SPEAKERSYNC_PROVIDER_CONFIG; nil for none.
     public var providerConfigPath: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_PROVIDER_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+    /// PEM certificate and private key: both set, the port serves wss:// and https:// only; both nil,
+    /// plaintext. One without the other is refused by `start()` (`ServerError.tlsIncomplete`).
+    public var tlsCertificatePath: String?
+    public var tlsPrivateKeyPath: String?
+
+    /// Whether the server speaks TLS (both files configured).
+    public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
     public static let `default` = ServerConfig(
         host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),
@@ -83,6 +90,8 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
         case schemaNotFound = "schema_not_found"
         case databaseUnavailable = "database_unavailable"
         case listenFailed = "listen_failed"
+        /// Only one of `tlsCertificatePath` / `tlsPrivateKeyPath` was set.
+        case tlsIncomplete = "tls_incomplete"
     }
     public var code: Code
     public var message: String

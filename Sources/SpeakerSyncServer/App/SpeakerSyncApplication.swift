@@ -34,7 +34,18 @@ public final class SpeakerSyncApplication: Sendable {
 
     /// Starts everything; returns the bound port.
     @discardableResult
+    /// The transport's TLS files, or nil for plaintext. Only one of the two paths is refused: serving
+    /// plaintext when the operator asked for TLS would be the unsafe way to fail.
+    static func tlsFiles(_ config: ServerConfig) throws -> TLSFiles? {
+        switch (config.tlsCertificatePath, config.tlsPrivateKeyPath) {
+        case let (certificate?, key?): return TLSFiles(certificatePath: certificate, privateKeyPath: key)
+        case (nil, nil): return nil
+        default: throw ServerError(code: .tlsIncomplete, message: "TLS needs both a certificate and a private key")
+        }
+    }
+
     public func start() throws -> Int {
+        let tls = try Self.tlsFiles(config) // before anything starts: a half TLS config is a mistake, not plaintext
         var cluster: EmbeddedPostgresCluster?
         var providerHost: (any ProviderHost)?
         let connectionString: String
@@ -75,6 +86,7 @@ public final class SpeakerSyncApplication: Sendable {
             transportConfig.host = config.host
             transportConfig.port = config.port
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
+            transportConfig.tls = tls
             let server = try WebSocketServer(config: transportConfig, webSocketHandler: manager, httpHandler: api, logger: logger)
             manager.bind(SessionEnvironment(
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
