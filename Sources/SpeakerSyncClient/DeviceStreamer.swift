@@ -5,8 +5,11 @@ import WebSocketTransport
 
 /// How `DeviceStreamer` behaves like a device.
 public struct DeviceStreamConfig: Sendable {
-    /// `ws://HOST:PORT/v1/listen`.
+    /// `ws://HOST:PORT/v1/listen`, or `wss://` for a TLS server.
     public var url: String
+    /// For wss://: PEM certificates trusted instead of the system store (a self-signed server's
+    /// certificate). Used by `DeviceStreamer.makeClient`; a client made elsewhere has its own.
+    public var caFilePath: String?
     public var provider: String
     public var deviceID: String
     public var conversationID: String?
@@ -37,6 +40,7 @@ public struct DeviceStreamConfig: Sendable {
         self.audioOffsetSeconds = nil
         self.finalizeTimeoutSeconds = 120
         self.sendFinalize = true
+        self.caFilePath = nil
     }
 }
 
@@ -71,6 +75,12 @@ public final class DeviceStreamer: Sendable {
     private let client: WebSocketClient
     private let config: DeviceStreamConfig
     private let logger: Logger
+
+    /// A client that can reach `config.url`: wss:// servers are verified against `config.caFilePath`
+    /// (else the system store).
+    public static func makeClient(for config: DeviceStreamConfig, logger: Logger) throws -> WebSocketClient {
+        try WebSocketClient(caFilePath: config.caFilePath, logger: logger)
+    }
 
     public init(client: WebSocketClient, config: DeviceStreamConfig, logger: Logger) {
         self.client = client
