@@ -31,6 +31,8 @@ private final class ClientConnection {
     var outgoing: OutgoingFragmenter?
     var peerCloseCode: UInt16?
     var peerCloseReason: String?
+    /// A wss:// connection counted by `TLSHandshakeGate` until it is established or gone.
+    private var handshaking = false
 
     init(id: UInt64, handler: any WebSocketClientHandler, maxMessageBytes: Int) {
         self.id = id
@@ -38,7 +40,21 @@ private final class ClientConnection {
         self.assembler = MessageAssembler(limit: maxMessageBytes)
     }
 
-    deinit { cStrings.forEach { free($0) } }
+    func startHandshake() {
+        TLSHandshakeGate.handshakeStarted()
+        handshaking = true
+    }
+
+    func endHandshake() {
+        guard handshaking else { return }
+        handshaking = false
+        TLSHandshakeGate.handshakeEnded()
+    }
+
+    deinit {
+        endHandshake() // every way a connection ends drops it from `connections`
+        cStrings.forEach { free($0) }
+    }
 }
 
 /// The client's service-thread logic; like `ServerCore`, only `runtime` and `nextID` cross threads.
@@ -83,6 +99,7 @@ final class ClientCore: @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             guard let connection = connections[LWS.connectionID(wsi)] else { return -1 }
             connection.wsi = wsi
+            connection.endHandshake() // certificate verification is over
             connection.handler.connected(ConnectionID(rawValue: connection.id))
             LWS.requestWriteable(wsi) // anything sent before the handshake finished
             return 0
@@ -122,6 +139,7 @@ final class ClientCore: @unchecked Sendable {
                 let hostHeader = strdup(url.port == url.defaultPort ? url.host : "\(url.host):\(url.port)")!
                 connection.cStrings = [host, path, hostHeader]
                 connections[id] = connection // before connecting: lws may call back synchronously
+                if url.isSecure { connection.startHandshake() }
                 do {
                     try LWS.connect(context: runtime.context.pointer, host: host, port: url.port, path: path,
                                     hostHeader: hostHeader, protocolName: runtime.context.protocolNamePointer,

@@ -69,7 +69,14 @@ final class LWSContext: @unchecked Sendable {
             options = nil
         }
         do {
-            storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, tls: options, user: user)
+            if options == nil {
+                storage.context = try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, tls: nil, user: user)
+            } else {
+                // TLS contexts are made with DO_SSL_GLOBAL_INIT, which disturbs client handshakes in flight.
+                storage.context = try TLSHandshakeGate.creatingContext {
+                    try LWS.createContext(port: port, iface: ifaceCopy, protocols: protocols, tls: options, user: user)
+                }
+            }
         } catch {
             Self.release(&storage)
             throw error
