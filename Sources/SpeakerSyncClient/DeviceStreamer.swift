@@ -92,7 +92,14 @@ public final class DeviceStreamer: Sendable {
         let inbox = StreamInbox()
         let connection = try client.connect(url: config.url, handler: inbox)
         let began = ContinuousClock.now
-        try await inbox.waitConnected(timeoutSeconds: 10)
+        do {
+            try await inbox.waitConnected(timeoutSeconds: 10)
+        } catch let error as DeviceStreamError where config.url.hasPrefix("wss://") {
+            // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
+            let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
+                ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
+            throw DeviceStreamError("\(error.description) (TLS: the certificate must be trusted and name this host; \(hint))")
+        }
 
         var start: [String: Any] = [
             "type": "start", "device_id": config.deviceID, "provider": config.provider,
