@@ -104,7 +104,7 @@ let package = Package(
 
         // MARK: Application
         .target(name: "SpeakerSyncClient", dependencies: [
-            "WebSocketTransport", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
+            "WebSocketTransport", "COpenSSL", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),

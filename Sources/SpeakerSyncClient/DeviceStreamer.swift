@@ -5,8 +5,11 @@ import WebSocketTransport
 
 /// How `DeviceStreamer` behaves like a device.
 public struct DeviceStreamConfig: Sendable {
-    /// `ws://HOST:PORT/v1/listen`.
+    /// `ws://HOST:PORT/v1/listen`, or `wss://` for a TLS server.
     public var url: String
+    /// For wss://: PEM certificates trusted instead of the system store (a self-signed server's
+    /// certificate). Used by `DeviceStreamer.makeClient`; a client made elsewhere has its own.
+    public var caFilePath: String?
     public var provider: String
     public var deviceID: String
     public var conversationID: String?
@@ -40,6 +43,7 @@ public struct DeviceStreamConfig: Sendable {
         self.finalizeTimeoutSeconds = 120
         self.sendFinalize = true
         self.token = nil
+        self.caFilePath = nil
     }
 }
 
@@ -75,6 +79,12 @@ public final class DeviceStreamer: Sendable {
     private let config: DeviceStreamConfig
     private let logger: Logger
 
+    /// A client that can reach `config.url`: wss:// servers are verified against `config.caFilePath`
+    /// (else the system store).
+    public static func makeClient(for config: DeviceStreamConfig, logger: Logger) throws -> WebSocketClient {
+        try WebSocketClient(caFilePath: config.caFilePath, logger: logger)
+    }
+
     public init(client: WebSocketClient, config: DeviceStreamConfig, logger: Logger) {
         self.client = client
         self.config = config
@@ -86,7 +96,14 @@ public final class DeviceStreamer: Sendable {
         let connection = try client.connect(url: config.url, headers: config.token.map { [("authorization", "Bearer \($0)")] } ?? [],
                                             handler: inbox)
         let began = ContinuousClock.now
-        try await inbox.waitConnected(timeoutSeconds: 10)
+        do {
+            try await inbox.waitConnected(timeoutSeconds: 10)
+        } catch let error as DeviceStreamError where config.url.hasPrefix("wss://") {
+            // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
+            let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
+                ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
+            throw DeviceStreamError("\(error.description) (TLS: the certificate must be trusted and name this host; \(hint))")
+        }
 
         var start: [String: Any] = [
             "type": "start", "device_id": config.deviceID, "provider": config.provider,

@@ -17,21 +17,34 @@ public struct SimpleHTTPError: Error, CustomStringConvertible, Sendable {
 }
 
 /// A minimal blocking HTTP/1.1 client (one request per connection, `Connection: close`) for the CLI
-/// and tests. Loopback and LAN use only: no TLS, no redirects, no proxies.
+/// and tests: http:// and https:// (OpenSSL, certificate and host name verified), no redirects,
+/// no proxies.
 public enum SimpleHTTPClient {
-    /// `token`: sent as `Authorization: Bearer <token>` (a device token or the admin key).
-    public static func get(_ url: String, token: String? = nil, timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
-        try request(method: "GET", url: url, body: [], token: token, timeoutSeconds: timeoutSeconds)
+    /// - Parameters:
+    ///   - token: sent as `Authorization: Bearer <token>` (a device token or the admin key).
+    ///   - headers: extra request headers, sent as given.
+    ///   - caFilePath: for https://, PEM certificates that are the only trust anchors (a self-signed
+    ///     server's certificate); nil uses OpenSSL's default store (the OS CA certificates).
+    public static func get(_ url: String, token: String? = nil, timeoutSeconds: Int = 30, headers: [(String, String)] = [],
+                           caFilePath: String? = nil) throws -> SimpleHTTPResponse {
+        try request(method: "GET", url: url, body: [], token: token, timeoutSeconds: timeoutSeconds, headers: headers, caFilePath: caFilePath)
     }
 
-    public static func request(method: String, url: String, body: [UInt8], contentType: String = "application/json", token: String? = nil,
-                               timeoutSeconds: Int = 30) throws -> SimpleHTTPResponse {
-        guard let components = URLComponents(string: url), let host = components.host else {
-            throw SimpleHTTPError(description: "not an http URL: \(url)")
+    public static func request(method: String, url: String, body: [UInt8], contentType: String = "application/json",
+                               token: String? = nil, timeoutSeconds: Int = 30, headers: [(String, String)] = [],
+                               caFilePath: String? = nil) throws -> SimpleHTTPResponse {
+        let headers = headers + (token.map { [("Authorization", "Bearer \($0)")] } ?? [])
+        guard let components = URLComponents(string: url), let host = components.host,
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw SimpleHTTPError(description: "not an http:// or https:// URL: \(url)")
         }
-        let port = components.port ?? 80
+        let secure = scheme == "https"
+        let port = components.port ?? (secure ? 443 : 80)
         let target = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
+        for (name, value) in headers where (name + value).contains(where: { $0 == "\r" || $0 == "\n" }) || name.isEmpty {
+            throw SimpleHTTPError(description: "header \(name.debugDescription) is empty or contains a line break")
+        }
 
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -51,24 +64,37 @@ public enum SimpleHTTPClient {
         guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             throw SimpleHTTPError(description: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))")
         }
-        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\nUser-Agent: speakersync\r\n"
+        let tls = secure ? try TLSClientSession(socket: fd, host: host, caFilePath: caFilePath) : nil
+
+        let hostHeader = components.port == nil ? host : "\(host):\(port)"
+        var head = "\(method) \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\nConnection: close\r\nUser-Agent: speakersync\r\n"
         if !body.isEmpty || method == "POST" || method == "PUT" {
             head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n"
         }
-        if let token { head += "Authorization: Bearer \(token)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         let request = Array(head.utf8) + body
         var sent = 0
         while sent < request.count {
-            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw SimpleHTTPError(description: "send: \(String(cString: strerror(errno)))") }
+            let n: Int
+            if let tls {
+                n = try request[sent...].withUnsafeBytes { try tls.write($0) }
+            } else {
+                n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard n > 0 else { throw SimpleHTTPError(description: "send: \(String(cString: strerror(errno)))") }
+            }
             sent += n
         }
         var response = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0 { throw SimpleHTTPError(description: "recv: \(String(cString: strerror(errno)))") }
+            let n: Int
+            if let tls {
+                n = try buffer.withUnsafeMutableBytes { try tls.read($0) }
+            } else {
+                n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n < 0 { throw SimpleHTTPError(description: "recv: \(String(cString: strerror(errno)))") }
+            }
             if n == 0 { break }
             response += buffer[0..<n]
             if let parsed = parse(response), parsed.complete { return parsed.response }

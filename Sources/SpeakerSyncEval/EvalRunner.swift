@@ -7,8 +7,11 @@ import WebSocketTransport
 
 /// How `EvalRunner` streams: where, with which provider, how fast, how many sessions at once.
 public struct EvalConfig: Sendable {
-    /// `ws://HOST:PORT` of a running server (HTTP is on the same port).
+    /// `ws://HOST:PORT` of a running server (HTTP is on the same port), or `wss://` (then https://).
     public var serverURL: String
+    /// For a TLS server: PEM certificates trusted instead of the system store, for /healthz (the
+    /// WebSocket client given to `EvalRunner` carries its own).
+    public var caFilePath: String?
     public var provider: String
     /// Multiple of real time; nil sends as fast as the server accepts (latency figures then mean little).
     public var speed: Double?
@@ -35,7 +38,11 @@ public struct EvalConfig: Sendable {
     }
 
     var listenURL: String { serverURL + "/v1/listen" }
-    var healthURL: String { serverURL.replacingOccurrences(of: "ws://", with: "http://") + "/healthz" }
+    var healthURL: String {
+        if serverURL.hasPrefix("wss://") { return "https://" + serverURL.dropFirst("wss://".count) + "/healthz" }
+        if serverURL.hasPrefix("ws://") { return "http://" + serverURL.dropFirst("ws://".count) + "/healthz" }
+        return serverURL + "/healthz"
+    }
 }
 
 /// Streams recordings through a SpeakerSync server exactly as a device would (audio in 100 ms frames,
@@ -66,7 +73,7 @@ public final class EvalRunner: Sendable {
         }
         for batchStart in stride(from: 0, to: recordings.count, by: width) {
             let batch = Array(recordings[batchStart ..< min(recordings.count, batchStart + width)])
-            let memory = MemoryWatch(url: config.healthURL, token: config.token, interval: config.memoryPollSeconds)
+            let memory = MemoryWatch(url: config.healthURL, token: config.token, caFilePath: config.caFilePath, interval: config.memoryPollSeconds)
             let baseline = memory.start()
             let streamed = try await withThrowingTaskGroup(of: (Int, StreamReport).self) { group in
                 for (index, recording) in batch.enumerated() {
@@ -115,19 +122,21 @@ public final class EvalRunner: Sendable {
 final class MemoryWatch: Sendable {
     private let url: String
     private let token: String?
+    private let caFilePath: String?
     private let interval: Double
     private let peak = Mutex<Int?>(nil)
     private let running = Atomic<Bool>(false)
     private let task = Mutex<Task<Void, Never>?>(nil)
 
-    init(url: String, token: String?, interval: Double) {
+    init(url: String, token: String?, caFilePath: String?, interval: Double) {
         self.url = url
         self.token = token
+        self.caFilePath = caFilePath
         self.interval = interval
     }
 
     func sample() -> Int? {
-        guard let response = try? SimpleHTTPClient.get(url, token: token, timeoutSeconds: 5), response.status == 200,
+        guard let response = try? SimpleHTTPClient.get(url, token: token, timeoutSeconds: 5, caFilePath: caFilePath), response.status == 200,
               let object = response.json() as? [String: Any] else { return nil }
         return (object["resident_bytes"] as? NSNumber)?.intValue
     }

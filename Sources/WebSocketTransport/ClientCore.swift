@@ -33,6 +33,8 @@ private final class ClientConnection {
     var peerCloseReason: String?
     /// Extra handshake headers (e.g. `authorization`), added in CLIENT_APPEND_HANDSHAKE_HEADER.
     var headers: [(String, String)] = []
+    /// A wss:// connection counted by `TLSHandshakeGate` until it is established or gone.
+    private var handshaking = false
 
     init(id: UInt64, handler: any WebSocketClientHandler, maxMessageBytes: Int) {
         self.id = id
@@ -40,13 +42,29 @@ private final class ClientConnection {
         self.assembler = MessageAssembler(limit: maxMessageBytes)
     }
 
-    deinit { cStrings.forEach { free($0) } }
+    func startHandshake() {
+        TLSHandshakeGate.handshakeStarted()
+        handshaking = true
+    }
+
+    func endHandshake() {
+        guard handshaking else { return }
+        handshaking = false
+        TLSHandshakeGate.handshakeEnded()
+    }
+
+    deinit {
+        endHandshake() // every way a connection ends drops it from `connections`
+        cStrings.forEach { free($0) }
+    }
 }
 
 /// The client's service-thread logic; like `ServerCore`, only `runtime` and `nextID` cross threads.
 final class ClientCore: @unchecked Sendable {
     let logger: Logger
     let maxMessageBytes: Int
+    /// CA file wss:// servers are verified against; nil: the OS trust store.
+    let caFilePath: String?
     private(set) var runtime: ServiceRuntime<ClientCommand>!
     /// IDs are handed out by `connect` on the caller's thread.
     let nextID = Atomic<UInt64>(0)
@@ -54,13 +72,15 @@ final class ClientCore: @unchecked Sendable {
     private var connections: [UInt64: ClientConnection] = [:]
     private let scratch = WebSocketWriter.makeScratch()
 
-    init(maxMessageBytes: Int, logger: Logger) {
+    init(maxMessageBytes: Int, caFilePath: String?, logger: Logger) {
         self.maxMessageBytes = maxMessageBytes
+        self.caFilePath = caFilePath
         self.logger = logger
     }
 
     func createContext() throws {
-        let context = try LWSContext(port: nil, iface: nil, callback: clientCallback, rxBufferBytes: 64 * 1024,
+        let context = try LWSContext(port: nil, iface: nil, tls: .client(caFilePath: caFilePath), callback: clientCallback,
+                                     rxBufferBytes: 64 * 1024,
                                      user: Unmanaged.passUnretained(self).toOpaque())
         runtime = ServiceRuntime(context: context)
     }
@@ -90,6 +110,7 @@ final class ClientCore: @unchecked Sendable {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             guard let connection = connections[LWS.connectionID(wsi)] else { return -1 }
             connection.wsi = wsi
+            connection.endHandshake() // certificate verification is over
             connection.handler.connected(ConnectionID(rawValue: connection.id))
             LWS.requestWriteable(wsi) // anything sent before the handshake finished
             return 0
@@ -126,12 +147,15 @@ final class ClientCore: @unchecked Sendable {
                 connection.headers = headers
                 let host = strdup(url.host)!
                 let path = strdup(url.pathAndQuery)!
-                let hostHeader = strdup(url.port == 80 ? url.host : "\(url.host):\(url.port)")!
+                // lws also takes the name the server certificate must match from this header (port stripped).
+                let hostHeader = strdup(url.port == url.defaultPort ? url.host : "\(url.host):\(url.port)")!
                 connection.cStrings = [host, path, hostHeader]
                 connections[id] = connection // before connecting: lws may call back synchronously
+                if url.isSecure { connection.startHandshake() }
                 do {
                     try LWS.connect(context: runtime.context.pointer, host: host, port: url.port, path: path,
-                                    hostHeader: hostHeader, protocolName: runtime.context.protocolNamePointer, id: id)
+                                    hostHeader: hostHeader, protocolName: runtime.context.protocolNamePointer,
+                                    secure: url.isSecure, alpn: runtime.context.alpnPointer, id: id)
                 } catch {
                     finish(id, code: nil, reason: "\(error)")
                 }

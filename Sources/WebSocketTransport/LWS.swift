@@ -35,9 +35,18 @@ enum LWS {
         table.deallocate()
     }
 
+    /// TLS settings of a context; the C strings belong to the caller (`LWSContext`) and must outlive the context.
+    enum TLSOptions {
+        /// Serve TLS only (wss:// and https://) with these PEM files.
+        case server(certificate: UnsafePointer<CChar>, privateKey: UnsafePointer<CChar>, alpn: UnsafePointer<CChar>)
+        /// Allow wss:// connections: trust `caFile` alone when given, else the OS store.
+        case client(caFile: UnsafePointer<CChar>?, alpn: UnsafePointer<CChar>)
+    }
+
     /// `lws_create_context`. `port` nil means a client-only context (no listening socket).
     static func createContext(port: Int?, iface: UnsafePointer<CChar>?, protocols: UnsafePointer<lws_protocols>,
-                              user: UnsafeMutableRawPointer, timeouts: (handshakeSeconds: Int, keepAliveSeconds: Int)?) throws -> OpaquePointer {
+                              tls: TLSOptions?, user: UnsafeMutableRawPointer,
+                              timeouts: (handshakeSeconds: Int, keepAliveSeconds: Int)?) throws -> OpaquePointer {
         var info = lws_context_creation_info()
         if let timeouts {
             // timeout_secs bounds every network wait lws protects, among them a new connection's wait
@@ -56,8 +65,40 @@ enum LWS {
         if port != nil {
             info.options |= shim_lws_option_fail_upon_unable_to_bind() | shim_lws_option_disable_ipv6()
         }
+        switch tls {
+        case .server(let certificate, let privateKey, let alpn)?:
+            // Without LWS_SERVER_OPTION_ALLOW_NON_SSL_ON_SSL_PORT the listener speaks TLS only: a
+            // plaintext request fails the handshake and is closed, nothing is served in clear.
+            info.options |= shim_lws_option_do_ssl_global_init()
+            info.ssl_cert_filepath = certificate
+            info.ssl_private_key_filepath = privateKey
+            // This lws is built with HTTP/2 and would offer "h2,http/1.1"; the transport's HTTP path
+            // (connection: close, keep-alive bookkeeping) is HTTP/1.1 only, so offer only that.
+            info.alpn = alpn
+        case .client(let caFile, let alpn)?:
+            info.options |= shim_lws_option_do_ssl_global_init()
+            if let caFile {
+                // Debian's lws is built with LWS_SSL_CLIENT_USE_OS_CA_CERTS, which would add the OS store
+                // to the CA file; a given CA file is meant to be the only trust anchor (as in SimpleHTTPClient).
+                info.client_ssl_ca_filepath = caFile
+                info.options |= shim_lws_option_disable_os_ca_certs()
+            }
+            info.alpn = alpn
+        case nil:
+            break
+        }
         guard let context = lws_create_context(&info) else {
-            throw TransportError(.contextCreationFailed, "lws_create_context failed (port \(port.map(String.init) ?? "none"))")
+            let what: String
+            switch tls {
+            case .server(let certificate, let privateKey, _)?:
+                what = "port \(port.map(String.init) ?? "none"), TLS certificate \(String(cString: certificate)), key \(String(cString: privateKey)): "
+                    + "OpenSSL rejected the certificate or key (corrupt PEM, or a key that does not match the certificate; lws logged which), or the port is unavailable"
+            case .client(let caFile, _)?:
+                what = "client, CA file \(caFile.map { String(cString: $0) } ?? "OS store")"
+            case nil:
+                what = "port \(port.map(String.init) ?? "none")"
+            }
+            throw TransportError(.contextCreationFailed, "lws_create_context failed (\(what))")
         }
         return context
     }
@@ -305,8 +346,11 @@ enum LWS {
 
     /// Starts a client connection; the outcome arrives later as CLIENT_ESTABLISHED or CLIENT_CONNECTION_ERROR.
     /// The C strings must stay valid until the connection is gone.
+    /// `secure` asks for TLS with lws's full checks: chain to a trusted CA and the certificate naming `host`
+    /// (none of the LCCSCF_ALLOW_* relaxations is ever set; a self-signed server needs its CA file instead).
     static func connect(context: OpaquePointer, host: UnsafePointer<CChar>, port: Int, path: UnsafePointer<CChar>,
-                        hostHeader: UnsafePointer<CChar>, protocolName: UnsafePointer<CChar>, id: UInt64) throws {
+                        hostHeader: UnsafePointer<CChar>, protocolName: UnsafePointer<CChar>, secure: Bool,
+                        alpn: UnsafePointer<CChar>, id: UInt64) throws {
         var info = lws_client_connect_info()
         info.context = context
         info.address = host
@@ -317,6 +361,10 @@ enum LWS {
         info.ietf_version_or_minus_one = -1
         info.local_protocol_name = protocolName
         info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
+        if secure {
+            info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue)
+            info.alpn = alpn // a WebSocket upgrade is an HTTP/1.1 exchange
+        }
         guard lws_client_connect_via_info(&info) != nil else {
             throw TransportError(.lwsCallFailed, "lws_client_connect_via_info failed")
         }

@@ -79,7 +79,7 @@ final class ServerCore: @unchecked Sendable {
     /// Creates the context bound to `config.host:config.port` with this core as its user pointer.
     func createContext() throws {
         let iface = config.host == "0.0.0.0" ? nil : config.host
-        let context = try LWSContext(port: config.port, iface: iface, callback: serverCallback,
+        let context = try LWSContext(port: config.port, iface: iface, tls: config.tls.map(ContextTLS.server), callback: serverCallback,
                                      rxBufferBytes: 64 * 1024, user: Unmanaged.passUnretained(self).toOpaque(),
                                      extraProtocols: config.extraSubprotocols,
                                      timeouts: (config.handshakeTimeoutSeconds, config.keepAliveTimeoutSeconds))

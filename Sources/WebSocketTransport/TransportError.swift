@@ -8,12 +8,16 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
         case alreadyStarted = "already_started"
         /// The instance was shut down; it cannot be (re)started.
         case shutDown = "shut_down"
-        /// A URL given to `WebSocketClient.connect` is not `ws://host[:port][/path][?query]`.
+        /// A URL given to `WebSocketClient.connect` is not `ws[s]://host[:port][/path][?query]`.
         case invalidURL = "invalid_url"
         /// An lws call returned an error code.
         case lwsCallFailed = "lws_call_failed"
         /// A configuration value is out of range.
         case invalidConfig = "invalid_config"
+        /// A TLS file (server certificate or key, client CA file) is missing, unreadable or not a regular file.
+        case tlsFileUnreadable = "tls_file_unreadable"
+        /// A TLS file was read but does not hold what it should (no PEM certificate, no or an encrypted key).
+        case tlsFileInvalid = "tls_file_invalid"
     }
 
     public var code: Code

@@ -1,14 +1,20 @@
 import Logging
 
 /// A WebSocket client: one lws client context with its own service thread, holding any number of
-/// connections. Same threading rules as `WebSocketServer`. Only `ws://` (no TLS).
+/// connections. Same threading rules as `WebSocketServer`. `ws://` and `wss://`; a wss:// server's
+/// certificate must chain to a trusted CA and name the URL's host (there is no way to turn that off:
+/// for a self-signed server, pass its certificate as `caFilePath`).
 public final class WebSocketClient: Sendable {
     private let core: ClientCore
 
-    /// - Parameter maxMessageBytes: incoming messages above this close the connection with 1009.
-    public init(maxMessageBytes: Int = 64 << 20, logger: Logger) throws {
+    /// - Parameters:
+    ///   - maxMessageBytes: incoming messages above this close the connection with 1009.
+    ///   - caFilePath: PEM certificates that are the only trust anchors for wss:// servers; nil uses the
+    ///     OS trust store. Checked here (`tls_file_unreadable`, `tls_file_invalid`).
+    public init(maxMessageBytes: Int = 64 << 20, caFilePath: String? = nil, logger: Logger) throws {
+        if let caFilePath { try TLSFiles.validateCAFile(caFilePath) }
         LWSLogRouter.install(logger)
-        core = ClientCore(maxMessageBytes: maxMessageBytes, logger: logger)
+        core = ClientCore(maxMessageBytes: maxMessageBytes, caFilePath: caFilePath, logger: logger)
         try core.createContext()
         try core.runtime.start(name: "lws-client", keepAlive: core)
     }

@@ -10,7 +10,9 @@ import Logging
 public final class WebSocketServer: Sendable {
     private let core: ServerCore
 
-    /// Creates the lws context and binds the listening socket (so a busy port fails here).
+    /// Creates the lws context and binds the listening socket (so a busy port fails here). With
+    /// `config.tls`, the certificate and key are checked and loaded here too (`tls_file_unreadable`,
+    /// `tls_file_invalid`, or `context_creation_failed` when OpenSSL rejects them).
     /// - Parameter httpHandler: nil answers every plain HTTP request with a JSON 404.
     public init(config: WebSocketServerConfig = .default, webSocketHandler: any WebSocketHandler,
                 httpHandler: (any HTTPHandler)?, logger: Logger) throws {
@@ -24,6 +26,7 @@ public final class WebSocketServer: Sendable {
         guard config.webSocketPath.hasPrefix("/") else {
             throw TransportError(.invalidConfig, "webSocketPath must start with /")
         }
+        try config.tls?.validate()
         LWSLogRouter.install(logger)
         core = ServerCore(config: config, webSocketHandler: webSocketHandler, httpHandler: httpHandler, logger: logger)
         try core.createContext()
@@ -36,7 +39,8 @@ public final class WebSocketServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         try core.runtime.start(name: "lws-server", keepAlive: core)
-        core.logger.info("websocket server listening", metadata: ["host": "\(core.config.host)", "port": "\(core.port)"])
+        core.logger.info("websocket server listening", metadata: [
+            "host": "\(core.config.host)", "port": "\(core.port)", "tls": "\(core.config.tls != nil)"])
         return core.port
     }
 

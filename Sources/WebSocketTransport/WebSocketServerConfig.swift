@@ -23,10 +23,13 @@ public struct WebSocketServerConfig: Sendable {
     /// `token` for browsers that present a credential as `Sec-WebSocket-Protocol: token, <credential>`:
     /// lws answers with the first offered name it knows, which is what a browser requires.
     public var extraSubprotocols: [String]
+    /// When set, the port speaks TLS only (wss:// and https://; a plaintext request gets no answer).
+    public var tls: TLSFiles?
 
     public init(host: String = "127.0.0.1", port: Int = 0, webSocketPath: String = "/v1/listen",
                 maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, maxConnections: Int = 1024,
-                handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, extraSubprotocols: [String] = []) {
+                handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, extraSubprotocols: [String] = [],
+                tls: TLSFiles? = nil) {
         self.host = host
         self.port = port
         self.webSocketPath = webSocketPath
@@ -36,6 +39,7 @@ public struct WebSocketServerConfig: Sendable {
         self.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         self.keepAliveTimeoutSeconds = keepAliveTimeoutSeconds
         self.extraSubprotocols = extraSubprotocols
+        self.tls = tls
     }
 
     public static let `default` = WebSocketServerConfig()

@@ -38,13 +38,15 @@ struct DemoCommand: AsyncParsableCommand {
         let app = SpeakerSyncApplication(config: config, logger: logger)
         let port = try app.start()
         defer { if !keepRunning { app.shutdown() } }
-        print("SpeakerSync \(SpeakerSyncApplication.version) on ws://127.0.0.1:\(port)/v1/listen (\(config.databaseURL == nil ? "embedded PostgreSQL in \(config.dataDirectory)" : "DATABASE_URL"))")
+        print("SpeakerSync \(SpeakerSyncApplication.version) on \(server.localListenURL(port: port)) (\(config.databaseURL == nil ? "embedded PostgreSQL in \(config.dataDirectory)" : "DATABASE_URL"))")
 
         let script = try MeetingScript.generate(seed: seed, speakerCount: speakers, turnCount: turns)
         let meeting = try MeetingSynthesizer().synthesize(script, seed: seed)
         print("Synthesised a \(String(format: "%.1f", meeting.durationSeconds)) s meeting: \(speakers) voices (espeak-ng and Festival), \(meeting.words.count) words with exact times (seed \(seed)).")
 
-        var streamConfig = DeviceStreamConfig(url: "ws://127.0.0.1:\(port)/v1/listen", provider: provider, deviceID: "demo-device")
+        var streamConfig = DeviceStreamConfig(url: server.localListenURL(port: port), provider: provider, deviceID: "demo-device")
+        // With --tls-cert the demo's server is TLS; its (usually self-signed) certificate is the CA to trust.
+        streamConfig.caFilePath = server.tlsCertificate
         // The demo is its own admin: it makes the device token a phone would be given.
         let token = config.access.mode == .required ? try app.createDeviceToken(deviceID: "demo-device", label: "speakersync demo") : nil
         streamConfig.token = token
@@ -53,7 +55,7 @@ struct DemoCommand: AsyncParsableCommand {
         let words = meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, confidence: 0.9) }
         let segments = provider == "device"
             ? meeting.turns.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) } : []
-        let client = try WebSocketClient(logger: logger)
+        let client = try DeviceStreamer.makeClient(for: streamConfig, logger: logger)
         defer { client.shutdown() }
         let started = ContinuousClock.now
         let report = try await DeviceStreamer(client: client, config: streamConfig, logger: logger)
@@ -71,6 +73,8 @@ struct DemoCommand: AsyncParsableCommand {
             truthByKey["\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"].map { ($0, word.speaker) }
         }
         let agreement = WordSpeakerAgreement(pairs: pairs)
+        let http = server.isTLS ? "https" : "http"
+        let caHint = server.tlsCertificate.map { (curl: "--cacert '\($0)' ", cli: " --ca-file '\($0)'") } ?? (curl: "", cli: "")
         print("""
 
         \(labelled.count) of \(meeting.words.count) words came back; \(agreement.unlabelledCount) without a speaker; \
@@ -79,8 +83,8 @@ struct DemoCommand: AsyncParsableCommand {
 
         Query it (with the demo device's token; it reads only demo-device's conversations):
           export SPEAKERSYNC_TOKEN=\(token ?? "")
-          curl -H "Authorization: Bearer $SPEAKERSYNC_TOKEN" 'http://127.0.0.1:\(port)/v1/conversations/\(report.conversationID)/transcript?format=text'
-          .build/release/speakersync transcript \(report.conversationID) --url http://127.0.0.1:\(port)
+          curl -H "Authorization: Bearer $SPEAKERSYNC_TOKEN" \(caHint.curl)'\(http)://127.0.0.1:\(port)/v1/conversations/\(report.conversationID)/transcript?format=text'
+          .build/release/speakersync transcript \(report.conversationID) --url \(http)://127.0.0.1:\(port)\(caHint.cli)
           psql \"\(app.databaseConnectionString ?? "$DATABASE_URL")\" -c "SELECT line FROM transcript_lines WHERE conversation_id = '\(report.conversationID)' ORDER BY start_seconds"
         """)
         if keepRunning {

@@ -44,10 +44,11 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(help: "The start message's options object (JSON), e.g. '{\"num_speakers\": 2}'.")
     var options: String?
 
-    @Option(help: "ws://HOST:PORT of a running server; without it one is started on the embedded default.")
+    @Option(help: "ws://HOST:PORT (wss:// for TLS) of a running server; without it one is started on the embedded default (with TLS when --tls-cert/--tls-key are given).")
     var url: String?
 
     @OptionGroup var credential: ClientCredentialOptions
+    @OptionGroup var tls: CAFileOption
 
     @Flag(help: "Print the report as JSON.")
     var json = false
@@ -79,15 +80,18 @@ struct EvalCommand: AsyncParsableCommand {
             let started = SpeakerSyncApplication(config: config, logger: logger)
             let port = try started.start()
             app = started
-            serverURL = "ws://127.0.0.1:\(port)"
+            serverURL = "\(server.isTLS ? "wss" : "ws")://127.0.0.1:\(port)"
             if config.access.mode == .required { token = try started.createDeviceToken(deviceID: "speakersync-eval", label: "speakersync eval") }
         }
         defer { app?.shutdown() }
-        let client = try WebSocketClient(logger: logger)
+        // Our own TLS server is usually self-signed: without --ca-file, trust its certificate.
+        let caFile = tls.caFile ?? (url == nil ? server.tlsCertificate : nil)
+        let client = try WebSocketClient(caFilePath: caFile, logger: logger)
         defer { client.shutdown() }
         var config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
                                 concurrency: concurrency, optionsJSON: options)
         config.token = token
+        config.caFilePath = caFile
         let total = recordings.reduce(0) { $0 + $1.audioSeconds }
         FileHandle.standardError.write(Data("eval: \(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once\n".utf8))
         let summary: EvalSummary

@@ -12,7 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = makeLogger(level: server.logLevel)
         let app = SpeakerSyncApplication(config: try server.makeConfig(), logger: logger)
         let port = try app.start()
-        logger.info("SpeakerSync listening", metadata: ["ws": "ws://\(server.host):\(port)/v1/listen", "http": "http://\(server.host):\(port)/v1/conversations"])
+        let (ws, http) = server.isTLS ? ("wss", "https") : ("ws", "http")
+        logger.info("SpeakerSync listening", metadata: [
+            "ws": "\(ws)://\(server.host):\(port)/v1/listen", "http": "\(http)://\(server.host):\(port)/v1/conversations"])
         await waitForTermination()
         logger.info("shutting down")
         app.shutdown()

@@ -72,6 +72,24 @@ struct ServerOptions: ParsableArguments {
 
     @Option(name: .customLong("handshake-timeout"), help: "Seconds a new connection has to send a complete request before it is closed.")
     var handshakeTimeoutSeconds: Int = ServerConfig.default.handshakeTimeoutSeconds
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp(
+        "PEM certificate (chain) to serve TLS with: the port then speaks wss:// and https:// only. Needs --tls-key.",
+        valueName: "file"))
+    var tlsCertificate: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert (unencrypted).", valueName: "file"))
+    var tlsKey: String?
+
+    func validate() throws {
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-cert and --tls-key go together: give both (TLS) or neither (plaintext)")
+        }
+    }
+
+    var isTLS: Bool { tlsCertificate != nil && tlsKey != nil }
+
+    /// The WebSocket URL of a server these options start on this machine (demo, eval).
+    func localListenURL(port: Int) -> String { "\(isTLS ? "wss" : "ws")://127.0.0.1:\(port)/v1/listen" }
 
     func makeConfig() throws -> ServerConfig {
         var config = ServerConfig.default
@@ -99,6 +117,8 @@ struct ServerOptions: ParsableArguments {
         config.maxConnections = maxConnections
         config.maxHTTPBodyBytes = maxBodyBytes
         config.handshakeTimeoutSeconds = handshakeTimeoutSeconds
+        config.tlsCertificatePath = tlsCertificate
+        config.tlsPrivateKeyPath = tlsKey
         return config
     }
 

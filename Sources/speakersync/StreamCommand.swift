@@ -25,8 +25,10 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "Diarization provider (default: device with --segments/--rttm, else energy).")
     var provider: String?
 
-    @Option(help: "WebSocket URL of the server.")
+    @Option(help: "WebSocket URL of the server (wss:// for a TLS server).")
     var url: String = "ws://127.0.0.1:8080/v1/listen"
+
+    @OptionGroup var tls: CAFileOption
 
     @Option(help: "Multiple of real time to stream at (default: as fast as the server accepts).")
     var speed: Double?
@@ -62,8 +64,9 @@ struct StreamCommand: AsyncParsableCommand {
         config.conversationID = conversationID
         config.optionsJSON = options
         config.volatileResults = volatile
+        config.caFilePath = tls.caFile
         let logger = makeLogger(level: "warning", label: "speakersync.stream")
-        let client = try WebSocketClient(logger: logger)
+        let client = try DeviceStreamer.makeClient(for: config, logger: logger)
         defer { client.shutdown() }
         let report = try await DeviceStreamer(client: client, config: config, logger: logger)
             .stream(audio: audio.samples, sampleRate: audio.sampleRate, words: deviceWords, segments: deviceSegments)

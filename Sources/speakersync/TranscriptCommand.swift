@@ -11,14 +11,17 @@ struct TranscriptCommand: ParsableCommand {
     @Option(help: "json, text, srt, vtt or rttm.")
     var format: String = "text"
 
-    @Option(help: "HTTP base URL of the server.")
+    @Option(help: "HTTP base URL of the server (https:// for a TLS server).")
     var url: String = "http://127.0.0.1:8080"
 
     @OptionGroup var credential: ClientCredentialOptions
 
+    @OptionGroup var tls: CAFileOption
+
     func run() throws {
         let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
-        let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/transcript?format=\(format)", token: credential.token)
+        let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/transcript?format=\(format)", token: credential.token,
+                                                caFilePath: tls.caFile)
         guard response.status == 200 else {
             throw CommandFailure("HTTP \(response.status): \(response.text)")
         }
@@ -29,13 +32,15 @@ struct TranscriptCommand: ParsableCommand {
 struct ProvidersCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "providers", abstract: "List the diarization providers a server offers, and plugins that failed to load.")
 
-    @Option(help: "HTTP base URL of the server.")
+    @Option(help: "HTTP base URL of the server (https:// for a TLS server).")
     var url: String = "http://127.0.0.1:8080"
 
     @OptionGroup var credential: ClientCredentialOptions
 
+    @OptionGroup var tls: CAFileOption
+
     func run() throws {
-        let response = try SimpleHTTPClient.get("\(url)/v1/providers", token: credential.token)
+        let response = try SimpleHTTPClient.get("\(url)/v1/providers", token: credential.token, caFilePath: tls.caFile)
         guard response.status == 200, let root = response.json() as? [String: Any] else {
             throw CommandFailure("HTTP \(response.status): \(response.text)")
         }

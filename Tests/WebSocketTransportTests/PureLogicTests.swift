@@ -22,6 +22,28 @@ struct PureLogicTests {
         #expect(v6.host == "::1")
         #expect(v6.port == 9)
         #expect(throws: TransportError.self) { try WebSocketURL("ws://h:70000/") }
+        #expect(!full.isSecure)
+    }
+
+    @Test func secureWebSocketURLParsing() throws {
+        let bare = try WebSocketURL("wss://example.org")
+        #expect(bare.isSecure)
+        #expect(bare.port == 443)
+        #expect(bare.defaultPort == 443)
+        #expect(bare.pathAndQuery == "/")
+        let full = try WebSocketURL("wss://127.0.0.1:8443/v1/listen?device_id=a")
+        #expect(full.isSecure)
+        #expect(full.host == "127.0.0.1")
+        #expect(full.port == 8443)
+        #expect(full.pathAndQuery == "/v1/listen?device_id=a")
+        let v6 = try WebSocketURL("wss://[::1]?x=1")
+        #expect(v6.host == "::1")
+        #expect(v6.port == 443)
+        #expect(v6.pathAndQuery == "/?x=1")
+        #expect(try WebSocketURL("ws://example.org").defaultPort == 80)
+        for bad in ["https://example.org/", "wss:/example.org", "WSS://example.org", "wss://", "wss://h:0/", "wss://h:x/"] {
+            #expect(throws: TransportError.self, "\(bad)") { try WebSocketURL(bad) }
+        }
     }
 
     @Test func assemblerJoinsPiecesAndEnforcesLimit() {

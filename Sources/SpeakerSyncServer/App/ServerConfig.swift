@@ -33,6 +33,13 @@ public struct ServerConfig: Sendable {
     public var maxConnections: Int = 1024
     /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.
     public var handshakeTimeoutSeconds: Int = 10
+    /// PEM certificate and private key: both set, the port serves wss:// and https:// only; both nil,
+    /// plaintext. One without the other is refused by `start()` (`ServerError.tlsIncomplete`).
+    public var tlsCertificatePath: String?
+    public var tlsPrivateKeyPath: String?
+
+    /// Whether the server speaks TLS (both files configured).
+    public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
     public static let `default` = ServerConfig(
         host: "127.0.0.1", port: 8080, databaseURL: nil, dataDirectory: ResourceLocator.defaultDataDirectory(),
@@ -94,6 +101,8 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
         case listenFailed = "listen_failed"
         /// A setting that would expose the server: `--auth off` off loopback, a short admin key.
         case insecureConfig = "insecure_config"
+        /// Only one of `tlsCertificatePath` / `tlsPrivateKeyPath` was set.
+        case tlsIncomplete = "tls_incomplete"
     }
     public var code: Code
     public var message: String

@@ -33,6 +33,16 @@ public final class SpeakerSyncApplication: Sendable {
         self.logger = logger
     }
 
+    /// The transport's TLS files, or nil for plaintext. Only one of the two paths is refused: serving
+    /// plaintext when the operator asked for TLS would be the unsafe way to fail.
+    static func tlsFiles(_ config: ServerConfig) throws -> TLSFiles? {
+        switch (config.tlsCertificatePath, config.tlsPrivateKeyPath) {
+        case let (certificate?, key?): return TLSFiles(certificatePath: certificate, privateKeyPath: key)
+        case (nil, nil): return nil
+        default: throw ServerError(code: .tlsIncomplete, message: "TLS needs both a certificate and a private key")
+        }
+    }
+
     /// Starts everything; returns the bound port.
     @discardableResult
     public func start() throws -> Int {
@@ -42,6 +52,7 @@ public final class SpeakerSyncApplication: Sendable {
         if let key = config.access.environmentAdminKey, key.count < CredentialBook.minimumEnvironmentKeyLength {
             throw ServerError(code: .insecureConfig, message: "SPEAKERSYNC_ADMIN_KEY must be at least \(CredentialBook.minimumEnvironmentKeyLength) characters (e.g. openssl rand -hex 32)")
         }
+        let tls = try Self.tlsFiles(config) // before anything starts: a half TLS config is a mistake, not plaintext
         var cluster: EmbeddedPostgresCluster?
         var providerHost: (any ProviderHost)?
         let connectionString: String
@@ -97,6 +108,7 @@ public final class SpeakerSyncApplication: Sendable {
             transportConfig.handshakeTimeoutSeconds = config.handshakeTimeoutSeconds
             transportConfig.extraSubprotocols = [PresentedCredential.subprotocol]
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
+            transportConfig.tls = tls
             let server = try WebSocketServer(config: transportConfig, webSocketHandler: manager, httpHandler: api, logger: logger)
             manager.bind(SessionEnvironment(
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
