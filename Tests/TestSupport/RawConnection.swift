@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection to a loopback port, for tests that must control every byte (a handshake
+/// with custom headers, a client that sends nothing, keep-alive connections held open).
+public final class RawConnection {
+    private let fd: Int32
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds` (a bound, not an assertion).
+    public init(port: Int, timeoutSeconds: Int = 30) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            close(fd)
+            throw Failure(description: "connect failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { throw Failure(description: "send failed") }
+            sent += n
+        }
+    }
+
+    /// Reads until the end of a response head (a blank line) or the peer closes; the text read.
+    public func readHead() throws -> String {
+        var received = [UInt8]()
+        var byte: UInt8 = 0
+        while !received.ends(with: Array("\r\n\r\n".utf8)) {
+            let n = recv(fd, &byte, 1, 0)
+            if n == 0 { break }
+            guard n > 0 else { throw Failure(description: "recv failed or timed out: \(String(cString: strerror(errno)))") }
+            received.append(byte)
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    /// Reads and discards until the peer closes: true when it closed, false when the read timed out.
+    public func waitUntilClosed() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+    }
+
+    /// Reads exactly `count` bytes (a response body of known length).
+    public func read(count: Int) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = buffer[got...].withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw Failure(description: "connection ended after \(got) of \(count) bytes") }
+            got += n
+        }
+        return buffer
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && Array(self[(count - suffix.count)...]) == suffix
+    }
+}
