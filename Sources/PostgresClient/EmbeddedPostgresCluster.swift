@@ -16,10 +16,13 @@ public struct EmbeddedPostgresConfig: Sendable {
     public var unprivilegedGroup: String
     /// Seconds `pg_ctl start -w` waits for the server to accept connections.
     public var startTimeoutSeconds: Int
+    /// PostgreSQL's `max_connections` (each SpeakerSync server holds a few: writer, readers, lease).
+    public var maxConnections: Int
 
     public init(databaseName: String = "speakersync", superuser: String = "postgres", port: Int = 5432,
                 binDirectory: URL? = nil, unprivilegedUser: String = "nobody",
-                unprivilegedGroup: String = "nogroup", startTimeoutSeconds: Int = 60) {
+                unprivilegedGroup: String = "nogroup", startTimeoutSeconds: Int = 60, maxConnections: Int = 100) {
+        self.maxConnections = maxConnections
         self.databaseName = databaseName
         self.superuser = superuser
         self.port = port
@@ -217,6 +220,7 @@ public final class EmbeddedPostgresCluster: @unchecked Sendable {
             port = \(config.port)
             logging_collector = off
             max_wal_size = '1GB'
+            max_connections = \(config.maxConnections)
 
             """
         let settingsPath = path + "/speakersync.conf"

@@ -11,7 +11,9 @@ public enum TestCluster {
             .appendingPathComponent("speakersync-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         var logger = Logger(label: "test.cluster")
         logger.logLevel = .warning
-        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, logger: logger)
+        // Suites run in parallel, each with servers of its own (a few connections each): more than
+        // PostgreSQL's default 100 at the busiest moments.
+        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, config: EmbeddedPostgresConfig(maxConnections: 400), logger: logger)
         do { _ = try cluster.start() } catch { fatalError("cannot start the test PostgreSQL cluster: \(error)") }
         clusterToStop = cluster
         atexit {
