@@ -11,6 +11,7 @@ public struct DeviceStreamConfig: Sendable {
     /// certificate). Used by `DeviceStreamer.makeClient`; a client made elsewhere has its own.
     public var caFilePath: String?
     public var provider: String
+    /// The start's device_id; empty omits it (a device token's server then uses the token's device).
     public var deviceID: String
     public var conversationID: String?
     /// Audio per binary frame.
@@ -106,9 +107,10 @@ public final class DeviceStreamer: Sendable {
         }
 
         var start: [String: Any] = [
-            "type": "start", "device_id": config.deviceID, "provider": config.provider,
-            "sample_rate": sampleRate, "encoding": "pcm_s16le",
+            "type": "start", "provider": config.provider, "sample_rate": sampleRate, "encoding": "pcm_s16le",
         ]
+        // Empty: the server takes the device from the device token.
+        if !config.deviceID.isEmpty { start["device_id"] = config.deviceID }
         if let id = config.conversationID { start["conversation_id"] = id }
         if let offset = config.audioOffsetSeconds { start["audio_offset_seconds"] = offset }
         if let options = config.optionsJSON,

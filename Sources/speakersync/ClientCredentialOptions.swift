@@ -24,12 +24,17 @@ struct AdminCredentialOptions: ParsableArguments {
     var adminKeyFile: String?
 
     func resolve(dataDirectory: String) throws -> String {
-        if let adminKey, !adminKey.isEmpty { return adminKey }
-        if let key = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"], !key.isEmpty { return key }
+        try resolveWithSource(dataDirectory: dataDirectory).key
+    }
+
+    /// The key, and the file it was read from (nil when it came from the option or the environment).
+    func resolveWithSource(dataDirectory: String) throws -> (key: String, file: String?) {
+        if let adminKey, !adminKey.isEmpty { return (adminKey, nil) }
+        if let key = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"], !key.isEmpty { return (key, nil) }
         let path = adminKeyFile ?? (dataDirectory as NSString).appendingPathComponent("admin-key")
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandFailure("no admin key: pass --admin-key, set SPEAKERSYNC_ADMIN_KEY, or point --admin-key-file at the file the server wrote (\(path) not readable)")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return (text.trimmingCharacters(in: .whitespacesAndNewlines), path)
     }
 }

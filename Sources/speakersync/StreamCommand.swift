@@ -41,8 +41,8 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var credential: ClientCredentialOptions
 
-    @Option(name: .customLong("device-id"))
-    var deviceID: String = "speakersync-cli"
+    @Option(name: .customLong("device-id"), help: "Default: the device token's device (omitted from the start), else speakersync-cli.")
+    var deviceID: String?
 
     @Option(help: "Provider options as a JSON object, e.g. '{\"max_speakers\":2}'.")
     var options: String?
@@ -58,7 +58,7 @@ struct StreamCommand: AsyncParsableCommand {
         var deviceSegments: [DeviceSegment] = []
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
-        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID)
+        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
         config.token = credential.token
         config.speed = speed
         config.conversationID = conversationID

@@ -77,8 +77,21 @@ struct TokenCommand: ParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() throws {
-            print(try connection.call("POST", "/v1/admin/key")["admin_key"] as? String ?? "")
-            FileHandle.standardError.write(Data("the previous stored admin key no longer works; its sessions were closed\n".utf8))
+            let source = try connection.admin.resolveWithSource(dataDirectory: connection.dataDirectory).file
+            let key = try connection.call("POST", "/v1/admin/key")["admin_key"] as? String ?? ""
+            print(key)
+            var note = "the previous stored admin key no longer works; its sessions were closed"
+            // The key was read from a file: that file now holds the new one (still 0600), or the next
+            // command would present the revoked key.
+            if let source {
+                if FileManager.default.createFile(atPath: source + ".new", contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]),
+                   rename(source + ".new", source) == 0 {
+                    note += "; \(source) holds the new key"
+                } else {
+                    note += "; could not update \(source): it still holds the old key"
+                }
+            }
+            FileHandle.standardError.write(Data((note + "\n").utf8))
         }
     }
 }
