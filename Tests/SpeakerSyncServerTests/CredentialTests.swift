@@ -77,6 +77,9 @@ import WebSocketTransport
         #expect(Redaction.path("/v1/listen?device_id=a&token=sst_secret") == "/v1/listen?device_id=a&token=[redacted]")
         #expect(Redaction.path("/v1/conversations") == "/v1/conversations")
         #expect(Redaction.query(["token": "sst_secret", "provider": "device"]) == ["provider": "device"])
+        #expect(Redaction.options(#"{"max_speakers":3}"#) == #"{"max_speakers":3}"#)
+        let scrubbed = Redaction.options(#"{"access_key":"pv-123","nested":{"apiToken":"t"},"num_speakers":2}"#)
+        #expect(!scrubbed.contains("pv-123") && !scrubbed.contains(#""t""#) && scrubbed.contains(#""num_speakers":2"#))
     }
 }
 

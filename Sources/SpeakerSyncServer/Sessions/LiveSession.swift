@@ -52,7 +52,8 @@ struct LiveSession {
         conversation = ConversationState(
             id: conversationID, deviceID: request.deviceID, provider: request.provider,
             sampleRate: request.sampleRate, encoding: request.encoding.rawValue, language: request.language,
-            optionsJSON: request.optionsJSON, status: .active, audioSeconds: audioOffsetSeconds
+            // Stored for the record; a secret-like option (a key a client should not have sent) is not.
+            optionsJSON: Redaction.options(request.optionsJSON), status: .active, audioSeconds: audioOffsetSeconds
         )
         savedAudioSeconds = audioOffsetSeconds
     }
