@@ -39,6 +39,8 @@ import WebSocketTransport
             config.port = 0
             config.databaseURL = connectionString
             config.access.environmentAdminKey = Self.adminKey
+            // Tests poll routes every 10 ms; the rate limit has tests of its own (SecurityEndToEndTests).
+            config.access.requestsPerSecond = 0
             configure(&config)
             app = SpeakerSyncApplication(config: config, logger: EndToEndTests.logger)
             port = try app.start()
