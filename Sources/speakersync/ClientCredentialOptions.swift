@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SpeakerSyncServer
 
 /// The credential a client command presents: `--token`, else SPEAKERSYNC_TOKEN. A device token acts
 /// as its device; the admin key acts as anyone.
@@ -15,12 +16,12 @@ struct ClientCredentialOptions: ParsableArguments {
 }
 
 /// The admin key an admin command presents: `--admin-key`, SPEAKERSYNC_ADMIN_KEY, or the file a
-/// server wrote when it generated one (`--admin-key-file`, default `<data dir>/admin-key`).
+/// server wrote when it generated one (`--admin-key-file`, default `<data dir>.admin-key`).
 struct AdminCredentialOptions: ParsableArguments {
     @Option(name: .customLong("admin-key"), help: ArgumentHelp("The admin key (default: SPEAKERSYNC_ADMIN_KEY, then --admin-key-file).", valueName: "key"))
     var adminKey: String?
 
-    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("File holding the admin key (default: <data dir>/admin-key).", valueName: "file"))
+    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("File holding the admin key (default: <data dir>.admin-key).", valueName: "file"))
     var adminKeyFile: String?
 
     func resolve(dataDirectory: String) throws -> String {
@@ -31,7 +32,7 @@ struct AdminCredentialOptions: ParsableArguments {
     func resolveWithSource(dataDirectory: String) throws -> (key: String, file: String?) {
         if let adminKey, !adminKey.isEmpty { return (adminKey, nil) }
         if let key = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"], !key.isEmpty { return (key, nil) }
-        let path = adminKeyFile ?? (dataDirectory as NSString).appendingPathComponent("admin-key")
+        let path = adminKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: dataDirectory)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandFailure("no admin key: pass --admin-key, set SPEAKERSYNC_ADMIN_KEY, or point --admin-key-file at the file the server wrote (\(path) not readable)")
         }

@@ -49,7 +49,7 @@ struct ServerOptions: ParsableArguments {
         valueName: "mode"))
     var auth: AccessConfig.Mode = .required
 
-    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("Where a generated admin key is written (default: <data dir>/admin-key).", valueName: "file"))
+    @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("Where a generated admin key is written (default: <data dir>.admin-key).", valueName: "file"))
     var adminKeyFile: String?
 
     @Flag(name: .customLong("reset-admin-key"), help: "Revoke the stored admin keys and print a new one (a lost key).")

@@ -322,8 +322,13 @@ import WebSocketTransport
 
     @Test func withoutADatabaseURLTheServerRunsAndStopsItsOwnCluster() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-embedded-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyFile = AccessConfig.defaultAdminKeyFile(dataDirectory: folder.path)
+        defer {
+            try? FileManager.default.removeItem(at: folder)
+            try? FileManager.default.removeItem(atPath: keyFile)
+        }
         var config = ServerConfig.default
+        config.access.environmentAdminKey = nil
         // Tests share two cores with CPU-heavy suites; a starved client must not look idle.
         config.session.idleIntervalSeconds = 600
         config.port = 0
@@ -333,6 +338,12 @@ import WebSocketTransport
         let port = try app.start()
         let health = try SimpleHTTPClient.get("http://127.0.0.1:\(port)/healthz")
         #expect(health.status == 200)
+        // The generated admin key is beside the data folder (not in the cluster's folder, which
+        // base backups copy), and it works.
+        #expect(keyFile == folder.path + ".admin-key")
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try SimpleHTTPClient.get("http://127.0.0.1:\(port)/v1/conversations", token: key).status == 200)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("admin-key").path))
         let pidFile = folder.appendingPathComponent("postmaster.pid").path
         #expect(FileManager.default.fileExists(atPath: pidFile))
         app.shutdown()

@@ -149,7 +149,7 @@ public final class SpeakerSyncApplication: Sendable {
     /// Shows a generated admin key once, on standard error (not through the logger, whose lines may be
     /// shipped elsewhere), and writes it to the key file for the operator.
     private func announce(_ key: Credential) {
-        let path = config.access.adminKeyFile ?? (config.dataDirectory as NSString).appendingPathComponent("admin-key")
+        let path = config.access.adminKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: config.dataDirectory)
         let written = CredentialService.writeKeyFile(key, path: path, logger: logger)
         var text = "\nSpeakerSync generated an admin key. It is shown once; only its SHA-256 is stored:\n\n    \(key.text)\n\n"
         if let written { text += "It is also in \(written) (mode 0600): move it somewhere safe, then delete that file.\n" }

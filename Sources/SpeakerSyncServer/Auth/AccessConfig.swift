@@ -14,7 +14,7 @@ public struct AccessConfig: Sendable {
     /// generates one at first start, stores its digest and prints it once.
     public var environmentAdminKey: String?
     /// Where a generated admin key is written (mode 0600) besides being printed once; nil:
-    /// `<data dir>/admin-key`.
+    /// `AccessConfig.defaultAdminKeyFile(dataDirectory:)`.
     public var adminKeyFile: String?
     /// Revoke the stored admin keys and generate a new one at start (a lost key).
     public var resetAdminKey: Bool
@@ -45,6 +45,14 @@ public struct AccessConfig: Sendable {
     }
 
     public static let `default` = AccessConfig()
+
+    /// `<data dir>.admin-key`: beside the data folder, not in it, because the embedded PostgreSQL
+    /// cluster lives in the data folder and a base backup of it must not carry the admin key.
+    public static func defaultAdminKeyFile(dataDirectory: String) -> String {
+        var folder = dataDirectory
+        while folder.count > 1, folder.hasSuffix("/") { folder.removeLast() }
+        return folder + ".admin-key"
+    }
 
     /// True for addresses only this machine can reach: where `--auth off` is allowed.
     public static func isLoopback(_ host: String) -> Bool {
