@@ -31,11 +31,14 @@ public struct Credential: Sendable, Equatable {
     /// Splits a presented text into kind and id; nil when it is not in SpeakerSync's form (the secret
     /// is not checked here: that is the digest comparison's job).
     public static func parse(_ text: String) -> (kind: Kind, id: String)? {
-        let parts = text.split(separator: "_", omittingEmptySubsequences: false)
-        guard parts.count == 3, let kind = Kind(rawValue: String(parts[0])),
-              parts[1].count == idBytes * 2, parts[2].count == secretBytes * 2,
-              (parts[1] + parts[2]).allSatisfy(\.isHexDigit) else { return nil }
-        return (kind, String(parts[1]))
+        // On UTF-8 bytes, like every per-request step of the check.
+        let bytes = Array(text.utf8)
+        let idStart = 4, secretStart = 4 + idBytes * 2 + 1
+        guard bytes.count == secretStart + secretBytes * 2, bytes[3] == UInt8(ascii: "_"), bytes[secretStart - 1] == UInt8(ascii: "_"),
+              let kind = Kind(rawValue: String(decoding: bytes[0..<3], as: UTF8.self)) else { return nil }
+        func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte | 0x20) }
+        guard bytes[idStart..<(secretStart - 1)].allSatisfy(isHex), bytes[secretStart...].allSatisfy(isHex) else { return nil }
+        return (kind, String(decoding: bytes[idStart..<(secretStart - 1)], as: UTF8.self))
     }
 
     public static func digest(of text: String) -> String { hex(OpenSSLCalls.sha256(text)) }
