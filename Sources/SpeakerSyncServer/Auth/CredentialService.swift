@@ -15,6 +15,10 @@ final class CredentialService: @unchecked Sendable {
     private let onRevoked = Mutex<(@Sendable (Set<Principal>) -> Void)?>(nil)
     private let lock = NSLock()
     private var timer: (any DispatchSourceTimer)?
+    /// Serialises every read-then-install of the book with every change: a refresh that read the
+    /// database just before a token was inserted must not install its stale set afterwards (the new
+    /// token would vanish for a refresh period and its first session be closed as revoked).
+    private let changes = NSLock()
     static let maxLabelLength = 200
     static let maxDeviceIDLength = 128
 
@@ -30,6 +34,10 @@ final class CredentialService: @unchecked Sendable {
 
     /// Reads every live credential into the book; principals that lost theirs are reported.
     func refresh() throws {
+        try changes.withLock { try refreshLocked() }
+    }
+
+    private func refreshLocked() throws {
         let live = try repository.liveCredentials()
         let entries = live.tokens.map { CredentialBook.Entry(id: $0.tokenID, kind: .deviceToken, deviceID: $0.deviceID, digest: $0.digest) }
             + live.adminKeys.map { CredentialBook.Entry(id: $0.keyID, kind: .adminKey, deviceID: nil, digest: $0.digest) }
@@ -58,17 +66,23 @@ final class CredentialService: @unchecked Sendable {
     /// At start: with no live admin key stored (or `reset`), generates one, stores its digest and
     /// returns it so the caller shows it once. nil when a stored key is already live.
     func bootstrapAdminKey(reset: Bool) throws -> Credential? {
-        let live = try repository.liveCredentials().adminKeys
-        guard reset || live.isEmpty else { return nil }
-        return try rotateAdminKey()
+        try changes.withLock {
+            let live = try repository.liveCredentials().adminKeys
+            guard reset || live.isEmpty else { return nil }
+            return try rotateAdminKeyLocked()
+        }
     }
 
     /// A new admin key; every other stored one is revoked in the same transaction (sessions they
     /// opened are closed). SPEAKERSYNC_ADMIN_KEY, when set, stays valid: it is changed in the environment.
     func rotateAdminKey() throws -> Credential {
+        try changes.withLock { try rotateAdminKeyLocked() }
+    }
+
+    private func rotateAdminKeyLocked() throws -> Credential {
         let key = try Credential.generate(.adminKey)
         try repository.insertAdminKey(AdminKeyRecord(keyID: key.id, digest: key.digest), revokingOthers: true)
-        try refresh()
+        try refreshLocked()
         logger.notice("admin key created; the previous ones are revoked", metadata: ["key_id": "\(key.id)"])
         return key
     }
@@ -76,8 +90,10 @@ final class CredentialService: @unchecked Sendable {
     func createToken(deviceID: String, label: String) throws -> (Credential, DeviceTokenRecord) {
         let token = try Credential.generate(.deviceToken)
         let record = DeviceTokenRecord(tokenID: token.id, deviceID: deviceID, digest: token.digest, label: label)
-        try repository.insertDeviceToken(record)
-        book.add(CredentialBook.Entry(id: token.id, kind: .deviceToken, deviceID: deviceID, digest: token.digest))
+        try changes.withLock {
+            try repository.insertDeviceToken(record)
+            book.add(CredentialBook.Entry(id: token.id, kind: .deviceToken, deviceID: deviceID, digest: token.digest))
+        }
         logger.info("device token created", metadata: ["device": "\(deviceID)", "token_id": "\(token.id)"])
         return (token, try repository.deviceTokens(deviceID: deviceID).first { $0.tokenID == token.id } ?? record)
     }
@@ -88,8 +104,12 @@ final class CredentialService: @unchecked Sendable {
 
     /// Revokes at once: the book forgets it before this returns and its sessions are closed.
     func revoke(deviceID: String, tokenID: String) throws -> Bool {
-        guard try repository.revokeDeviceToken(deviceID: deviceID, tokenID: tokenID) else { return false }
-        if let principal = book.remove(id: tokenID) { report([principal]) }
+        let principal: Principal?? = try changes.withLock {
+            guard try repository.revokeDeviceToken(deviceID: deviceID, tokenID: tokenID) else { return .none }
+            return .some(book.remove(id: tokenID))
+        }
+        guard let removed = principal else { return false }
+        if let removed { report([removed]) }
         logger.info("device token revoked", metadata: ["device": "\(deviceID)", "token_id": "\(tokenID)"])
         return true
     }
