@@ -4,10 +4,12 @@ import PackageDescription
 
 let package = Package(
     name: "SpeakerSync",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "speakersync", targets: ["speakersync"]),
         .executable(name: "speakersync-bench", targets: ["speakersync-bench"]),
+        // What a device app adds: `import SpeakerSyncKit` (docs/client.md).
+        .library(name: "SpeakerSyncKit", targets: ["SpeakerSyncKit"]),
         // Diarization provider plugins: dynamic libraries that the host dlopen()s.
         .library(name: "speakersync-energy", type: .dynamic, targets: ["EnergyBaseline"]),
         .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
@@ -103,8 +105,14 @@ let package = Package(
         ]),
 
         // MARK: Application
+        // The device library: pure Swift plus a socket. On Linux the socket is libwebsockets
+        // (WebSocketTransport); on Apple platforms URLSessionWebSocketTask, so nothing from Debian is needed there.
+        .target(name: "SpeakerSyncKit", dependencies: [
+            .target(name: "WebSocketTransport", condition: .when(platforms: [.linux])),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "SpeakerSyncClient", dependencies: [
-            "WebSocketTransport", "COpenSSL", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
+            "SpeakerSyncKit", "WebSocketTransport", "COpenSSL", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",

@@ -30,6 +30,11 @@ public struct DeviceStreamConfig: Sendable {
     public var sendFinalize: Bool
     /// The device token (or admin key), sent as `Authorization: Bearer` on the upgrade.
     public var token: String?
+    /// What to do when the connection drops: `.never` (one connection; tests of a single session) or
+    /// reconnect and resume (`speakersync stream`, `eval`, `demo`: they survive a server restart).
+    public var reconnect: ReconnectPolicy
+    /// How long to keep trying to start the session at all (the server may be restarting).
+    public var startTimeoutSeconds: Double
 
     public init(url: String, provider: String = "device", deviceID: String = "speakersync-cli") {
         self.url = url
@@ -45,6 +50,8 @@ public struct DeviceStreamConfig: Sendable {
         self.sendFinalize = true
         self.token = nil
         self.caFilePath = nil
+        self.reconnect = .never
+        self.startTimeoutSeconds = 300
     }
 }
 
@@ -64,6 +71,10 @@ public struct StreamReport: Sendable {
     public var sessionMessage: String
     /// The server's `stats` message (JSON text), sent at finalize.
     public var statsMessage: String?
+    /// Connections that started a session (1, plus one per resume after a drop).
+    public var sessionCount = 1
+    /// How the session ended (nil when it had not ended when the report was made).
+    public var outcome: SessionOutcome?
 }
 
 public struct DeviceStreamError: Error, CustomStringConvertible, Sendable {
@@ -94,67 +105,49 @@ public final class DeviceStreamer: Sendable {
 
     public func stream(audio: [Float], sampleRate: Int, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
         let inbox = StreamInbox()
-        let connection = try client.connect(url: config.url, headers: config.token.map { [("authorization", "Bearer \($0)")] } ?? [],
-                                            handler: inbox)
+        var kit = SpeakerSyncSessionConfig(url: config.url, token: config.token, deviceID: config.deviceID.isEmpty ? nil : config.deviceID,
+                                           provider: config.provider, sampleRate: sampleRate,
+                                           conversationID: config.conversationID ?? UUID().uuidString.lowercased())
+        kit.optionsJSON = config.optionsJSON
+        kit.audioOffsetSeconds = config.audioOffsetSeconds
+        kit.reconnect = config.reconnect
+        let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in
+            inbox.receivedText(text)
+        }
         let began = ContinuousClock.now
-        do {
-            try await inbox.waitConnected(timeoutSeconds: 10)
-        } catch let error as DeviceStreamError where config.url.hasPrefix("wss://") {
-            // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
-            let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
-                ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
-            throw DeviceStreamError("\(error.description) (TLS: the certificate must be trusted and name this host; \(hint))")
-        }
+        session.start()
+        try await waitStarted(session, inbox: inbox)
 
-        var start: [String: Any] = [
-            "type": "start", "provider": config.provider, "sample_rate": sampleRate, "encoding": "pcm_s16le",
-        ]
-        // Empty: the server takes the device from the device token.
-        if !config.deviceID.isEmpty { start["device_id"] = config.deviceID }
-        if let id = config.conversationID { start["conversation_id"] = id }
-        if let offset = config.audioOffsetSeconds { start["audio_offset_seconds"] = offset }
-        if let options = config.optionsJSON,
-           let object = try? JSONSerialization.jsonObject(with: Data(options.utf8)) { start["options"] = object }
-        client.send(.text(Self.json(start)), to: connection)
-        let session = try await inbox.waitSession(timeoutSeconds: 30)
-        let sessionObject = (try? JSONSerialization.jsonObject(with: Data(session.utf8))) as? [String: Any]
-        guard let conversationID = sessionObject?["conversation_id"] as? String else {
-            throw DeviceStreamError("the server did not start a session: \(session)")
+        // Times given on the conversation timeline; the session counts from its own first sample.
+        let offsetSeconds = config.audioOffsetSeconds ?? 0
+        func relative(_ word: DeviceWord) -> SpokenWord {
+            SpokenWord(text: word.text, startSeconds: word.startSeconds - offsetSeconds, endSeconds: word.endSeconds - offsetSeconds,
+                       confidence: word.confidence)
         }
-
         let results = DeviceInput.results(from: words, volatile: config.volatileResults)
         let sortedSegments = segments.sorted { $0.endSeconds < $1.endSeconds }
         var nextResult = 0
         var nextSegment = 0
         let chunk = max(1, Int(config.chunkSeconds * Double(sampleRate)))
         var offset = 0
-        let offsetSeconds = config.audioOffsetSeconds ?? 0
         while offset < audio.count || nextResult < results.count || nextSegment < sortedSegments.count {
-            if inbox.isClosed { break }
+            if session.isEnded { break }
             let end = min(audio.count, offset + chunk)
-            if offset < end {
-                client.send(.binary(Self.pcm16(audio[offset..<end])), to: connection)
-            }
+            if offset < end { session.send(samples: Array(audio[offset..<end])) }
             offset = end
             let sentSeconds = offset >= audio.count ? Double.infinity : Double(offset) / Double(sampleRate)
-            var batch: [DeviceSegment] = []
+            var batch: [SpeakerSyncSegment] = []
             while nextSegment < sortedSegments.count, sortedSegments[nextSegment].endSeconds - offsetSeconds <= sentSeconds {
-                batch.append(sortedSegments[nextSegment])
+                let segment = sortedSegments[nextSegment]
+                batch.append(SpeakerSyncSegment(speaker: segment.speaker, startSeconds: segment.startSeconds - offsetSeconds,
+                                            endSeconds: segment.endSeconds - offsetSeconds))
                 nextSegment += 1
             }
-            if !batch.isEmpty {
-                let list = batch.map { ["speaker": $0.speaker, "start": $0.startSeconds, "end": $0.endSeconds] as [String: Any] }
-                client.send(.text(Self.json(["type": "segments", "segments": list])), to: connection)
-            }
+            session.send(segments: batch)
             while nextResult < results.count, results[nextResult].availableAtSeconds - offsetSeconds <= sentSeconds {
                 let result = results[nextResult]
-                let list = result.words.map { word -> [String: Any] in
-                    var item: [String: Any] = ["text": word.text, "start": word.startSeconds, "end": word.endSeconds]
-                    if let confidence = word.confidence { item["confidence"] = confidence }
-                    return item
-                }
                 inbox.noteSent(words: result.words)
-                client.send(.text(Self.json(["type": "words", "result_id": result.resultID, "final": result.isFinal, "words": list])), to: connection)
+                session.send(words: result.words.map(relative), resultID: result.resultID, isFinal: result.isFinal)
                 nextResult += 1
             }
             if let speed = config.speed, speed > 0, offset < audio.count {
@@ -162,22 +155,56 @@ public final class DeviceStreamer: Sendable {
                 try await Task.sleep(until: due, clock: .continuous)
             } else {
                 // As fast as the server accepts: let the transport drain before queueing more.
-                while client.queuedBytes(for: connection) > 1 << 20, !inbox.isClosed {
+                while session.queuedBytes > 1 << 20, !session.isEnded {
                     try await Task.sleep(for: .milliseconds(2))
                 }
             }
         }
 
         if config.sendFinalize {
-            client.send(.text(Self.json(["type": "finalize"])), to: connection)
-            _ = try? await inbox.waitClosed(timeoutSeconds: config.finalizeTimeoutSeconds)
+            _ = await session.finish(timeoutSeconds: config.finalizeTimeoutSeconds)
         } else {
             // Let pending updates arrive, then drop the connection the way a lost network would.
             try await Task.sleep(for: .milliseconds(300))
-            client.close(connection, code: 1001, reason: "going away")
-            _ = try? await inbox.waitClosed(timeoutSeconds: 5)
+            session.stop()
+            _ = await session.outcome()
         }
-        return inbox.report(conversationID: conversationID, session: session, began: began)
+        var report = inbox.report(conversationID: config.conversationID ?? kit.conversationID, began: began)
+        report.closeCode = session.lastCloseCode
+        report.sessionCount = session.sessionCount
+        if case .finished(let outcome) = session.connectionState { report.outcome = outcome }
+        return report
+    }
+
+    /// Waits for the first `session` message, or the reason there will be none.
+    private func waitStarted(_ session: SpeakerSyncSession, inbox: StreamInbox) async throws {
+        let deadline = ContinuousClock.now + .seconds(config.reconnect.maxAttempts == 0 ? 30 : config.startTimeoutSeconds)
+        while ContinuousClock.now < deadline {
+            switch session.connectionState {
+            case .connected:
+                return
+            case .finished(let outcome):
+                let detail = inbox.errorSummary
+                switch outcome {
+                case .refused(let code, _, let message), .stopped(let code, let message):
+                    var text = code.map { "the server closed the connection (code \($0)) \(detail.isEmpty ? message : detail)" }
+                        ?? "could not connect: \(message)"
+                    if config.url.hasPrefix("wss://"), code == nil {
+                        // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
+                        let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
+                            ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
+                        text += " (TLS: the certificate must be trusted and name this host; \(hint))"
+                    }
+                    throw DeviceStreamError(text)
+                case .finalized:
+                    return
+                }
+            default:
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        session.stop()
+        throw DeviceStreamError("timed out waiting for the session to start")
     }
 
     static func json(_ object: [String: Any]) -> String {
@@ -198,12 +225,9 @@ public final class DeviceStreamer: Sendable {
     }
 }
 
-/// Collects what the server sends on one connection; the lws client thread writes, the streamer reads.
-final class StreamInbox: WebSocketClientHandler, Sendable {
+/// Collects what the server sends, across reconnects, for the report; fed from the session's queue.
+final class StreamInbox: Sendable {
     private struct State {
-        var connected = false
-        var closed = false
-        var closeCode: UInt16?
         var session: String?
         var stats: String?
         var transcript = LiveTranscript()
@@ -212,24 +236,16 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         var sentAt: [String: ContinuousClock.Instant] = [:]
         var latencies: [Double] = []
         var latencySentAt: [Double] = []
-        var failure: String?
     }
 
     private let state = Mutex(State())
     private let began = ContinuousClock.now
 
-    var isClosed: Bool { state.withLock { $0.closed } }
-
-    func connected(_ connection: ConnectionID) {
-        state.withLock { $0.connected = true }
-    }
-
-    func received(_ connection: ConnectionID, message: WebSocketMessage) {
-        guard case .text(let text) = message else { return }
+    func receivedText(_ text: String) {
         let now = ContinuousClock.now
-        // One thread reads every connection of a client: the session's closing stats (tens of KB of
-        // per-chunk and per-word figures) are kept as text, not parsed here, so that parsing them does
-        // not hold up other sessions' transcript updates (and inflate their measured latency).
+        // The session's closing stats (tens of KB of per-chunk and per-word figures) are kept as text,
+        // not parsed here, so that parsing them does not hold up other sessions' transcript updates
+        // (and inflate their measured latency).
         if text.hasPrefix(#"{"type":"stats""#) {
             state.withLock { state in
                 state.messages.append(((now - began).seconds, text))
@@ -241,7 +257,7 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         state.withLock { state in
             state.messages.append(((now - began).seconds, text))
             switch object["type"] as? String {
-            case "session": state.session = text
+            case "session": state.session = state.session ?? text
             case "stats": state.stats = text
             case "error": state.errors.append((object["code"] as? String ?? "?", object["message"] as? String ?? ""))
             default:
@@ -252,14 +268,6 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
                     }
                 }
             }
-        }
-    }
-
-    func disconnected(_ connection: ConnectionID, code: UInt16?, reason: String?) {
-        state.withLock {
-            $0.closed = true
-            $0.closeCode = code
-            if !$0.connected { $0.failure = reason ?? "connection failed" }
         }
     }
 
@@ -276,44 +284,17 @@ final class StreamInbox: WebSocketClientHandler, Sendable {
         "\(text)|\(Int((start * 1000).rounded()))"
     }
 
-    func waitConnected(timeoutSeconds: Double) async throws {
-        try await poll(timeoutSeconds, what: "connection") { state in
-            if let failure = state.failure { throw DeviceStreamError("could not connect: \(failure)") }
-            return state.connected ? true : nil
-        }
+    var errorSummary: String {
+        state.withLock { $0.errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ") }
     }
 
-    func waitSession(timeoutSeconds: Double) async throws -> String {
-        try await poll(timeoutSeconds, what: "session message") { state in
-            if let session = state.session { return session }
-            if state.closed {
-                let detail = state.errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ")
-                throw DeviceStreamError("the server closed the connection (code \(state.closeCode.map(String.init) ?? "none")) \(detail)")
-            }
-            return nil
-        }
-    }
-
-    func waitClosed(timeoutSeconds: Double) async throws {
-        try await poll(timeoutSeconds, what: "close") { $0.closed ? true : nil }
-    }
-
-    private func poll<T>(_ timeoutSeconds: Double, what: String, _ check: (State) throws -> T?) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
-        while true {
-            if let value = try state.withLock({ try check($0) }) { return value }
-            if ContinuousClock.now > deadline { throw DeviceStreamError("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
-    func report(conversationID: String, session: String, began: ContinuousClock.Instant) -> StreamReport {
+    func report(conversationID: String, began: ContinuousClock.Instant) -> StreamReport {
         state.withLock { state in
             StreamReport(
                 conversationID: conversationID, transcript: state.transcript, errors: state.errors,
-                closeCode: state.closeCode, wordUpdateLatencies: state.latencies,
+                closeCode: nil, wordUpdateLatencies: state.latencies,
                 wordUpdateSentSeconds: state.latencySentAt, messages: state.messages,
-                sessionMessage: session, statsMessage: state.stats
+                sessionMessage: state.session ?? "", statsMessage: state.stats
             )
         }
     }

@@ -238,9 +238,12 @@ import WebSocketTransport
         // The acknowledged word is stored; the conversation is resumable (interrupted), not lost.
         let rows = try server.storedWords(conversation)
         #expect(rows.map(\.text) == ["kept"])
-        let status = try PGConnection(connectionString: server.connectionString)
-            .query("SELECT status FROM conversations WHERE id = $1", [conversation]).rows[0].decode(String.self, column: "status")
-        #expect(status == "interrupted")
+        // The teardown stores the final state on its own queue, just after the close.
+        let database = try PGConnection(connectionString: server.connectionString)
+        #expect(Polling.until(seconds: 30) {
+            (try? database.query("SELECT status FROM conversations WHERE id = $1", [conversation]).rows.first?
+                .decode(String.self, column: "status")) == "interrupted"
+        })
         // The revoked token opens nothing any more; a new token resumes the conversation.
         let (again, _) = try Self.open(client, server.ws, headers: [("authorization", "Bearer \(token)")], start: nil)
         #expect(await !Self.accepted(again).accepted)

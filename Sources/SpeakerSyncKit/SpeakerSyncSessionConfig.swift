@@ -1,0 +1,66 @@
+import Foundation
+
+/// Everything a `SpeakerSyncSession` is told; `url`, `provider` and `sampleRate` have no default.
+public struct SpeakerSyncSessionConfig: Sendable {
+    /// `ws://host:port/v1/listen` or `wss://…`.
+    public var url: String
+    /// The device token (or admin key), sent as `Authorization: Bearer` on every connection.
+    public var token: String?
+    /// nil: the server takes the device from the device token. The admin key must name one.
+    public var deviceID: String?
+    public var provider: String
+    public var sampleRate: Int
+    public var format: AudioFormat
+    /// Chosen here, not by the server, so that the very first reconnect can resume it.
+    public var conversationID: String
+    public var language: String?
+    /// The start's `options` object as JSON text.
+    public var optionsJSON: String?
+    /// Where this session's first sample lies on the conversation's timeline; nil: where the server's
+    /// stored audio ends (0 for a new conversation). Later connections always resume where the server is.
+    public var audioOffsetSeconds: Double?
+    public var reconnect: ReconnectPolicy
+    /// Audio kept for resending after a drop. The server stores its audio position every few seconds,
+    /// so a resume needs only the last seconds; the rest covers outages (offline recording), within
+    /// this bound: 900 s of 16 kHz 16-bit mono is 28.8 MB.
+    public var retentionSeconds: Double
+    /// A connection that has not started its session within this long is dropped and retried.
+    public var openTimeoutSeconds: Double
+
+    public init(url: String, token: String? = nil, deviceID: String? = nil, provider: String, sampleRate: Int,
+                format: AudioFormat = .pcmS16LE, conversationID: String = UUID().uuidString.lowercased()) {
+        self.url = url
+        self.token = token
+        self.deviceID = deviceID
+        self.provider = provider
+        self.sampleRate = sampleRate
+        self.format = format
+        self.conversationID = conversationID
+        self.language = nil
+        self.optionsJSON = nil
+        self.audioOffsetSeconds = nil
+        self.reconnect = .default
+        self.retentionSeconds = 900
+        self.openTimeoutSeconds = 10
+    }
+}
+
+/// What a session tells the app, in order.
+public enum SessionEvent: Sendable {
+    /// The server started or resumed the conversation (on every connection).
+    case started(conversationID: String, resumed: Bool, audioOffsetSeconds: Double)
+    /// Utterances inserted or replaced, ids removed (`transcript` message); `isFinal` on the last one.
+    case transcript(upserted: [LiveUtterance], removed: [String], isFinal: Bool)
+    /// The complete speaker list: label → display name (after renames), and merges.
+    case speakers([SpeakerInfo])
+    /// The server's `stats` message at finalize (JSON text: latency, speakers, RTF; docs/protocol.md).
+    case stats(String)
+    case error(code: String, message: String, fatal: Bool)
+    case state(ConnectionState)
+}
+
+public struct SpeakerInfo: Sendable, Equatable {
+    public var label: String
+    public var name: String
+    public var mergedInto: String?
+}
