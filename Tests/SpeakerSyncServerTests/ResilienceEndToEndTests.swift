@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import MeetingSynth
+import PostgresClient
+import SpeakerSyncClient
+import Testing
+import TestSupport
+import WebSocketTransport
+
+/// The device side never loses a word: a stream through SpeakerSyncKit survives the server being
+/// killed (SIGKILL) and started again, the network dropping every connection, and PostgreSQL
+/// restarting, and ends with every word stored exactly once under stable labels.
+@Suite(.serialized) struct ResilienceEndToEndTests {
+    static let logger: Logger = EndToEndTests.logger
+
+    struct Meeting {
+        var audio: [Float]
+        var sampleRate: Int
+        var words: [DeviceWord]
+        var segments: [DeviceSegment]
+        var speakers: [String] // the true speaker of each word, in order
+    }
+
+    static func meeting(seed: UInt64) throws -> Meeting {
+        let script = try MeetingScript.generate(seed: seed, speakerCount: 3, turnCount: 14)
+        let synthesized = try MeetingSynthesizer().synthesize(script, seed: seed)
+        return Meeting(
+            audio: synthesized.audio, sampleRate: synthesized.sampleRate,
+            words: synthesized.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
+            segments: synthesized.turns.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
+            speakers: synthesized.words.map(\.speaker))
+    }
+
+    /// Streams `meeting` with reconnects on, at `speed`× real time, while `disrupt` runs once
+    /// `fraction` of the words are stored.
+    static func streamThrough(_ meeting: Meeting, url: String, token: String, databaseURL: String, speed: Double,
+                              fraction: Double, disrupt: @escaping @Sendable () async throws -> Void) async throws -> StreamReport {
+        var config = DeviceStreamConfig(url: url, provider: "device", deviceID: "phone-resilient")
+        config.token = token
+        config.reconnect = ReconnectPolicy(initialDelaySeconds: 0.1, maxDelaySeconds: 1, maxAttempts: 200)
+        config.speed = speed
+        config.volatileResults = true
+        let conversationID = UUID().uuidString.lowercased()
+        config.conversationID = conversationID
+        let client = try WebSocketClient(logger: logger)
+        defer { client.shutdown() }
+        let streamer = DeviceStreamer(client: client, config: config, logger: logger)
+        async let report = streamer.stream(audio: meeting.audio, sampleRate: meeting.sampleRate, words: meeting.words, segments: meeting.segments)
+        // Disrupt once part of the meeting is stored (read straight from PostgreSQL).
+        let target = Int(Double(meeting.words.count) * fraction)
+        var disrupted = false
+        for _ in 0..<3000 where !disrupted {
+            if let count = try? storedWordCount(databaseURL, conversationID), count >= target {
+                try await disrupt()
+                disrupted = true
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        #expect(disrupted, "the stream never reached \(target) stored words")
+        return try await report
+    }
+
+    static func storedWordCount(_ databaseURL: String, _ conversationID: String) throws -> Int {
+        try PGConnection(connectionString: databaseURL)
+            .query("SELECT count(*)::int AS n FROM words WHERE conversation_id = $1", [conversationID]).rows[0].decode(Int.self, column: "n")
+    }
+
+    /// Every word stored exactly once, labelled, and each true speaker under one label throughout.
+    static func expectEveryWordOnce(_ meeting: Meeting, databaseURL: String, report: StreamReport) throws {
+        let rows = try PGConnection(connectionString: databaseURL).query(
+            "SELECT text, start_seconds, speaker FROM words WHERE conversation_id = $1 ORDER BY start_seconds, result_id, word_index",
+            [report.conversationID]).rows
+        let stored = try rows.map { (text: try $0.decode(String.self, column: "text"), start: try $0.decode(Double.self, column: "start_seconds"),
+                                     speaker: try $0.decode(String?.self, column: "speaker")) }
+        #expect(stored.count == meeting.words.count, "stored \(stored.count) of \(meeting.words.count) words")
+        #expect(stored.map(\.text) == meeting.words.map(\.text))
+        let keys = Set(stored.map { "\($0.text)|\(Int(($0.start * 1000).rounded()))" })
+        #expect(keys.count == stored.count, "a word was stored twice")
+        #expect(stored.allSatisfy { $0.speaker != nil }, "words without a speaker")
+        // Stable labels: each true speaker maps to exactly one label, and no label to two speakers.
+        var labelOf: [String: Set<String>] = [:]
+        for (truth, row) in zip(meeting.speakers, stored) { labelOf[truth, default: []].insert(row.speaker ?? "-") }
+        #expect(labelOf.values.allSatisfy { $0.count == 1 }, "\(labelOf)")
+        #expect(Set(labelOf.values.compactMap(\.first)).count == labelOf.count, "\(labelOf)")
+    }
+
+    @Test func aStreamSurvivesTheServerBeingKilledAndStartedAgain() async throws {
+        let database = try TestCluster.freshDatabase()
+        let first = try ServerProcess(databaseURL: database)
+        let port = first.port
+        let meeting = try Self.meeting(seed: 31)
+        let holder = Holder()
+        let report = try await Self.streamThrough(
+            meeting, url: "ws://127.0.0.1:\(port)/v1/listen", token: first.adminKey, databaseURL: database, speed: 6, fraction: 0.3
+        ) {
+            first.kill() // SIGKILL mid-stream: nothing flushed, the socket just dies
+            try await Task.sleep(for: .milliseconds(500))
+            holder.server = try ServerProcess(databaseURL: database, port: port)
+        }
+        #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
+        #expect(report.sessionCount >= 2)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        let status = try PGConnection(connectionString: database)
+            .query("SELECT status FROM conversations WHERE id = $1", [report.conversationID]).rows[0].decode(String.self, column: "status")
+        #expect(status == "finalized")
+        holder.server?.kill()
+    }
+
+    @Test func aStreamSurvivesTheNetworkDroppingEveryConnection() async throws {
+        let database = try TestCluster.freshDatabase()
+        let server = try ServerProcess(databaseURL: database)
+        let proxy = try TCPProxy(upstreamPort: server.port)
+        let meeting = try Self.meeting(seed: 32)
+        let report = try await Self.streamThrough(
+            meeting, url: "ws://127.0.0.1:\(proxy.port)/v1/listen", token: server.adminKey, databaseURL: database, speed: 6, fraction: 0.3
+        ) {
+            proxy.dropAll()
+            try await Task.sleep(for: .milliseconds(300))
+            proxy.dropAll() // again, while it reconnects
+        }
+        #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
+        #expect(report.sessionCount >= 2)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        proxy.stop()
+    }
+
+    @Test func aStreamSurvivesPostgreSQLRestarting() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-pgrestart-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var clusterLogger = Logger(label: "pg-restart")
+        clusterLogger.logLevel = .warning
+        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, logger: clusterLogger)
+        let database = try cluster.start()
+        defer { cluster.stop() }
+        let server = try ServerProcess(databaseURL: database)
+        let meeting = try Self.meeting(seed: 33)
+        let report = try await Self.streamThrough(
+            meeting, url: "ws://127.0.0.1:\(server.port)/v1/listen", token: server.adminKey, databaseURL: database, speed: 6, fraction: 0.3
+        ) {
+            cluster.stop()
+            try await Task.sleep(for: .milliseconds(1500))
+            _ = try cluster.start()
+        }
+        #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        server.kill()
+    }
+}
+
+/// Holds the restarted server so the test can stop it (the closure that starts it is @Sendable).
+private final class Holder: @unchecked Sendable {
+    var server: ServerProcess?
+}

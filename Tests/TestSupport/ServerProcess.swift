@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `speakersync serve` as a child process (the executable the build put beside the test bundle), so
+/// a test can kill it with SIGKILL the way a crash or an OOM kill would, and start another.
+public final class ServerProcess: @unchecked Sendable { // the Process is only killed and waited on
+    public let port: Int
+    public let adminKey: String
+    private let process: Process
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Starts a server on `port` (a free one when nil) against `databaseURL`; returns once `/healthz`
+    /// answers (bounded: 60 s).
+    public init(databaseURL: String, port: Int? = nil, adminKey: String = "resilience-admin-key-0123456789abcdef",
+                extraArguments: [String] = []) throws {
+        self.port = try port ?? Self.freePort()
+        self.adminKey = adminKey
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("speakersync")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw Failure(description: "no speakersync executable at \(executable.path); build it first (swift build)")
+        }
+        process = Process()
+        process.executableURL = executable
+        process.arguments = ["serve", "--port", "\(self.port)", "--database-url", databaseURL, "--log-level", "error"] + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
+        process.environment = environment
+        try process.run()
+        var healthy = false
+        for _ in 0..<600 where !healthy {
+            if !process.isRunning { throw Failure(description: "speakersync serve exited with \(process.terminationStatus)") }
+            healthy = Self.answers(port: self.port)
+            if !healthy { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        guard healthy else {
+            kill()
+            throw Failure(description: "the server did not answer /healthz within 60 s")
+        }
+    }
+
+    deinit { kill() }
+
+    public var processID: Int32 { process.processIdentifier }
+
+    /// SIGKILL: no shutdown, no flush, exactly like a crash.
+    public func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    static func answers(port: Int) -> Bool {
+        guard let connection = try? RawConnection(port: port, timeoutSeconds: 2) else { return false }
+        guard (try? connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil else { return false }
+        return (try? connection.readHead())?.hasPrefix("HTTP/1.1 200") == true
+    }
+
+    public static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw Failure(description: "cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP forwarder on a loopback port, standing for the network between a device and the server: it
+/// can cut every connection at once (a tunnel, a Wi-Fi handover) while both ends stay up.
+public final class TCPProxy: @unchecked Sendable {
+    public let port: Int
+    private let upstreamPort: Int
+    private let listener: Int32
+    private let sockets = Mutex<Set<Int32>>([])
+    private let stopped = Atomic<Bool>(false)
+
+    public init(upstreamPort: Int) throws {
+        self.upstreamPort = upstreamPort
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listener = self.listener
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard ok else { throw RawConnection.Failure(description: "proxy cannot listen") }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in acceptLoop() }
+    }
+
+    deinit { stop() }
+
+    /// Cuts every open connection (both directions); new connections are still accepted.
+    public func dropAll() {
+        let open = sockets.withLock { current -> Set<Int32> in
+            let copy = current
+            current = []
+            return copy
+        }
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        dropAll()
+    }
+
+    private func acceptLoop() {
+        while !stopped.load(ordering: .relaxed) {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { if stopped.load(ordering: .relaxed) { return } else { continue } }
+            guard let upstream = try? Self.connect(port: upstreamPort) else { close(client); continue }
+            sockets.withLock { $0.formUnion([client, upstream]) }
+            Thread.detachNewThread { [self] in pump(from: client, to: upstream) }
+            Thread.detachNewThread { [self] in pump(from: upstream, to: client) }
+        }
+    }
+
+    private func pump(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { break }
+            var sent = 0
+            while sent < n {
+                let m = buffer[sent..<n].withUnsafeBytes { send(destination, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard m > 0 else { break }
+                sent += m
+            }
+            if sent < n { break }
+        }
+        shutdown(source, Int32(SHUT_RDWR))
+        shutdown(destination, Int32(SHUT_RDWR))
+        // The other direction's pump closes its own source; each fd is closed once, here, after both stop.
+        sockets.withLock { $0.remove(source) }
+        close(source)
+    }
+
+    static func connect(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            close(fd)
+            throw RawConnection.Failure(description: "proxy cannot reach 127.0.0.1:\(port)")
+        }
+        return fd
+    }
+}
