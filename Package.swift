@@ -189,6 +189,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
+        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),

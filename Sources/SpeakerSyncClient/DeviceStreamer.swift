@@ -35,6 +35,8 @@ public struct DeviceStreamConfig: Sendable {
     public var reconnect: ReconnectPolicy
     /// How long to keep trying to start the session at all (the server may be restarting).
     public var startTimeoutSeconds: Double
+    /// Told every connection state change (connected, resuming, offline, finished), in order.
+    public var onState: (@Sendable (ConnectionState) -> Void)?
 
     public init(url: String, provider: String = "device", deviceID: String = "speakersync-cli") {
         self.url = url
@@ -52,6 +54,7 @@ public struct DeviceStreamConfig: Sendable {
         self.caFilePath = nil
         self.reconnect = .never
         self.startTimeoutSeconds = 300
+        self.onState = nil
     }
 }
 
@@ -115,6 +118,11 @@ public final class DeviceStreamer: Sendable {
             inbox.receivedText(text)
         }
         let began = ContinuousClock.now
+        if let onState = config.onState {
+            Task {
+                for await event in session.events { if case .state(let state) = event { onState(state) } }
+            }
+        }
         session.start()
         try await waitStarted(session, inbox: inbox)
 

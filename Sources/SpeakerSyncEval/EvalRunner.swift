@@ -103,6 +103,8 @@ public final class EvalRunner: Sendable {
     private func stream(_ recording: EvalRecording) async throws -> StreamReport {
         var streamConfig = DeviceStreamConfig(url: config.listenURL, provider: config.provider, deviceID: "speakersync-eval")
         streamConfig.token = config.token
+        streamConfig.reconnect = .default // a recording survives a server restart (SpeakerSyncKit)
+        streamConfig.startTimeoutSeconds = 60
         streamConfig.speed = config.speed
         streamConfig.chunkSeconds = config.chunkSeconds
         streamConfig.optionsJSON = config.optionsJSON

@@ -68,7 +68,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         self.onMessage = onMessage
         let capacity = Int64(max(1, config.retentionSeconds) * Double(config.sampleRate))
         audio = AudioRetention(bytesPerSample: config.format.bytesPerSample, capacitySamples: capacity)
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        // Bounded: an app that never reads `events` (it can read `transcript` instead) must not grow
+        // memory over a long meeting; a reader that falls 4096 events behind loses the oldest.
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
     }
 
     // MARK: The app's side

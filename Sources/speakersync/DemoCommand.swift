@@ -50,6 +50,7 @@ struct DemoCommand: AsyncParsableCommand {
         // The demo is its own admin: it makes the device token a phone would be given.
         let token = config.access.mode == .required ? try app.createDeviceToken(deviceID: "demo-device", label: "speakersync demo") : nil
         streamConfig.token = token
+        streamConfig.reconnect = .default
         streamConfig.speed = speed
         streamConfig.volatileResults = true
         let words = meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, confidence: 0.9) }

@@ -41,6 +41,9 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var credential: ClientCredentialOptions
 
+    @Option(name: .customLong("start-timeout"), help: "Seconds to keep trying to reach the server before the first session starts.")
+    var startTimeout: Double = 30
+
     @Option(name: .customLong("device-id"), help: "Default: the device token's device (omitted from the start), else speakersync-cli.")
     var deviceID: String?
 
@@ -60,6 +63,18 @@ struct StreamCommand: AsyncParsableCommand {
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
         var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
         config.token = credential.token
+        // Survive a server restart or a network drop: resume the conversation and resend what the
+        // server may not have stored (SpeakerSyncKit).
+        config.reconnect = .default
+        config.startTimeoutSeconds = startTimeout
+        config.onState = { state in
+            switch state {
+            case .resuming(let attempt): FileHandle.standardError.write(Data("connection lost; resuming (attempt \(attempt))\n".utf8))
+            case .offline(let retry, let attempt, let reason):
+                FileHandle.standardError.write(Data("server unreachable (\(reason)); retrying in \(String(format: "%.1f", retry)) s (attempt \(attempt))\n".utf8))
+            default: break
+            }
+        }
         config.speed = speed
         config.conversationID = conversationID
         config.optionsJSON = options

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MeetingSynth
 import PostgresClient
+import SpeakerSyncAudio
 import SpeakerSyncClient
 import Testing
 import TestSupport
@@ -67,10 +68,10 @@ import WebSocketTransport
     }
 
     /// Every word stored exactly once, labelled, and each true speaker under one label throughout.
-    static func expectEveryWordOnce(_ meeting: Meeting, databaseURL: String, report: StreamReport) throws {
+    static func expectEveryWordOnce(_ meeting: Meeting, databaseURL: String, conversationID: String) throws {
         let rows = try PGConnection(connectionString: databaseURL).query(
             "SELECT text, start_seconds, speaker FROM words WHERE conversation_id = $1 ORDER BY start_seconds, result_id, word_index",
-            [report.conversationID]).rows
+            [conversationID]).rows
         let stored = try rows.map { (text: try $0.decode(String.self, column: "text"), start: try $0.decode(Double.self, column: "start_seconds"),
                                      speaker: try $0.decode(String?.self, column: "speaker")) }
         #expect(stored.count == meeting.words.count, "stored \(stored.count) of \(meeting.words.count) words")
@@ -100,7 +101,7 @@ import WebSocketTransport
         }
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
         #expect(report.sessionCount >= 2)
-        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: report.conversationID)
         let status = try PGConnection(connectionString: database)
             .query("SELECT status FROM conversations WHERE id = $1", [report.conversationID]).rows[0].decode(String.self, column: "status")
         #expect(status == "finalized")
@@ -121,7 +122,7 @@ import WebSocketTransport
         }
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
         #expect(report.sessionCount >= 2)
-        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: report.conversationID)
         proxy.stop()
     }
 
@@ -143,8 +144,63 @@ import WebSocketTransport
             _ = try cluster.start()
         }
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
-        try Self.expectEveryWordOnce(meeting, databaseURL: database, report: report)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: report.conversationID)
         server.kill()
+    }
+}
+
+extension ResilienceEndToEndTests {
+    /// The CLI's `stream` (a device in a terminal) rides out the same crash: it exits 0 with the whole
+    /// transcript, and PostgreSQL holds every word once.
+    @Test func theStreamCommandSurvivesAServerRestart() async throws {
+        let database = try TestCluster.freshDatabase()
+        let first = try ServerProcess(databaseURL: database)
+        let port = first.port
+        let meeting = try Self.meeting(seed: 34)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-cli-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try WAVWriter.write(AudioBuffer(samples: meeting.audio, sampleRate: meeting.sampleRate), to: folder.appendingPathComponent("m.wav"))
+        let words = ["words": meeting.words.map { ["text": $0.text, "start": $0.startSeconds, "end": $0.endSeconds] }]
+        try JSONSerialization.data(withJSONObject: words).write(to: folder.appendingPathComponent("m.json"))
+        let segments = ["segments": meeting.segments.map { ["speaker": $0.speaker, "start": $0.startSeconds, "end": $0.endSeconds] as [String: Any] }]
+        try JSONSerialization.data(withJSONObject: segments).write(to: folder.appendingPathComponent("s.json"))
+        let conversationID = UUID().uuidString.lowercased()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("speakersync")
+        process.arguments = ["stream", folder.appendingPathComponent("m.wav").path, "--words", folder.appendingPathComponent("m.json").path,
+                             "--segments", folder.appendingPathComponent("s.json").path, "--provider", "device", "--device-id", "phone-cli",
+                             "--url", "ws://127.0.0.1:\(port)/v1/listen", "--speed", "6", "--conversation-id", conversationID, "--format", "json"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["SPEAKERSYNC_TOKEN"] = first.adminKey
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+
+        var restarted: ServerProcess?
+        for _ in 0..<3000 where restarted == nil {
+            if let count = try? Self.storedWordCount(database, conversationID), count >= meeting.words.count * 3 / 10 {
+                first.kill()
+                try await Task.sleep(for: .milliseconds(500))
+                restarted = try ServerProcess(databaseURL: database, port: port)
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        #expect(restarted != nil)
+        let data = await printed.value
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let transcript = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        let printedWords = (transcript?["utterances"] as? [[String: Any]] ?? []).flatMap { $0["words"] as? [[String: Any]] ?? [] }
+        #expect(printedWords.count == meeting.words.count)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: conversationID)
+        restarted?.kill()
     }
 }
 
