@@ -9,19 +9,31 @@ public struct AudioRetention: Sendable {
         public var bytes: [UInt8]
     }
 
+    /// A frame as held: its bytes in memory, or their place in the spool.
+    struct Held: Sendable {
+        var startSample: Int64
+        var sampleCount: Int
+        var bytes: [UInt8]
+        var spooled: AudioSpool.Location?
+    }
+
     /// Bytes per sample for PCM (frames may then be cut mid-frame); nil for packets (Opus), which are
     /// resent whole from the one containing the resume point.
     public let bytesPerSample: Int?
     public let capacitySamples: Int64
-    public private(set) var frames: [Frame] = []
+    private var frames: [Held] = []
     private var head = 0 // frames[..<head] are dropped; compacted now and then
     public private(set) var totalSamples: Int64 = 0
     /// Samples dropped because the retention was full (audio a resume could no longer resend).
     public private(set) var droppedSamples: Int64 = 0
 
-    public init(bytesPerSample: Int?, capacitySamples: Int64) {
+    /// On disk when set (`SpeakerSyncSessionConfig.spoolDirectory`), else in memory.
+    let spool: AudioSpool?
+
+    public init(bytesPerSample: Int?, capacitySamples: Int64, spool: AudioSpool? = nil) {
         self.bytesPerSample = bytesPerSample
         self.capacitySamples = max(1, capacitySamples)
+        self.spool = spool
     }
 
     /// The first sample still held (== totalSamples when empty).
@@ -33,11 +45,16 @@ public struct AudioRetention: Sendable {
     @discardableResult
     public mutating func append(_ bytes: [UInt8], sampleCount: Int) -> Frame {
         let frame = Frame(startSample: totalSamples, sampleCount: sampleCount, bytes: bytes)
-        frames.append(frame)
+        // A spool that cannot be written (disk full) keeps the frame in memory instead of losing it.
+        if let spool, let location = try? spool.write(bytes, startSample: totalSamples) {
+            frames.append(Held(startSample: totalSamples, sampleCount: sampleCount, bytes: [], spooled: location))
+        } else {
+            frames.append(Held(startSample: totalSamples, sampleCount: sampleCount, bytes: bytes, spooled: nil))
+        }
         totalSamples += Int64(sampleCount)
         while retainedSamples > capacitySamples, head < frames.count - 1 {
             droppedSamples += Int64(frames[head].sampleCount)
-            frames[head].bytes = []
+            forget(head)
             head += 1
         }
         if head > 1024, head * 2 > frames.count {
@@ -50,8 +67,16 @@ public struct AudioRetention: Sendable {
     /// Frees the frames that end at or before `sample` (the server has them stored for good).
     public mutating func release(before sample: Int64) {
         while head < frames.count, frames[head].startSample + Int64(frames[head].sampleCount) <= sample {
-            frames[head].bytes = []
+            forget(head)
             head += 1
+        }
+    }
+
+    private mutating func forget(_ index: Int) {
+        frames[index].bytes = []
+        if let location = frames[index].spooled {
+            spool?.release(location)
+            frames[index].spooled = nil
         }
     }
 
@@ -62,9 +87,11 @@ public struct AudioRetention: Sendable {
     public func frames(from sample: Int64) -> (startSample: Int64, frames: [Frame]) {
         var out: [Frame] = []
         for index in head..<frames.count {
-            var frame = frames[index]
-            let end = frame.startSample + Int64(frame.sampleCount)
+            let held = frames[index]
+            let end = held.startSample + Int64(held.sampleCount)
             guard end > sample else { continue }
+            var frame = Frame(startSample: held.startSample, sampleCount: held.sampleCount,
+                              bytes: held.spooled.map { spool?.read($0) ?? [] } ?? held.bytes)
             if frame.startSample < sample, let bytesPerSample {
                 let skip = Int(sample - frame.startSample)
                 frame = Frame(startSample: sample, sampleCount: frame.sampleCount - skip,

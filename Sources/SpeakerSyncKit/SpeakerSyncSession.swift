@@ -67,7 +67,11 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         self.logger = logger
         self.onMessage = onMessage
         let capacity = Int64(max(1, config.retentionSeconds) * Double(config.sampleRate))
-        audio = AudioRetention(bytesPerSample: config.format.bytesPerSample, capacitySamples: capacity)
+        // A spool that cannot be created (read-only disk) falls back to memory rather than failing the session.
+        let spool = config.spoolDirectory.flatMap { folder in
+            try? AudioSpool(directory: folder.appendingPathComponent(config.conversationID), samplesPerFile: Int64(60 * config.sampleRate))
+        }
+        audio = AudioRetention(bytesPerSample: config.format.bytesPerSample, capacitySamples: capacity, spool: spool)
         // Bounded: an app that never reads `events` (it can read `transcript` instead) must not grow
         // memory over a long meeting; a reader that falls 4096 events behind loses the oldest.
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4096))
@@ -369,6 +373,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         connection?.socket.close(code: 1001, reason: "session ended")
         connection = nil
         setState(.finished(result))
+        audio.spool?.removeAll()
         continuation.finish()
         let waiting = waiters
         waiters = []

@@ -26,6 +26,9 @@ public struct SpeakerSyncSessionConfig: Sendable {
     public var retentionSeconds: Double
     /// A connection that has not started its session within this long is dropped and retried.
     public var openTimeoutSeconds: Double
+    /// A folder for retained audio on disk (a subfolder per conversation, files of a minute each,
+    /// deleted as the server stores them); nil keeps it in memory. On a phone: the app's caches folder.
+    public var spoolDirectory: URL?
 
     public init(url: String, token: String? = nil, deviceID: String? = nil, provider: String, sampleRate: Int,
                 format: AudioFormat = .pcmS16LE, conversationID: String = UUID().uuidString.lowercased()) {
@@ -42,6 +45,7 @@ public struct SpeakerSyncSessionConfig: Sendable {
         self.reconnect = .default
         self.retentionSeconds = 900
         self.openTimeoutSeconds = 10
+        self.spoolDirectory = nil
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import SpeakerSyncKit
 
@@ -42,5 +43,25 @@ import Testing
         audio.release(before: 250)
         #expect(audio.firstRetainedSample == 200) // the frame holding sample 250 stays
         #expect(audio.frames(from: 250).frames.first?.sampleCount == 50)
+    }
+}
+
+@Suite struct AudioSpoolTests {
+    @Test func spooledAudioReadsBackAndItsFilesGoWhenReleased() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("kit-spool-\(UUID().uuidString)")
+        let spool = try AudioSpool(directory: folder, samplesPerFile: 300)
+        defer { spool.removeAll() }
+        var audio = AudioRetention(bytesPerSample: 2, capacitySamples: 10_000, spool: spool)
+        for index in 0..<10 { audio.append([UInt8](repeating: UInt8(index), count: 200), sampleCount: 100) }
+        #expect(spool.diskBytes == 2000)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).count
+        #expect(files == 4) // 300 samples per file: frames 0-2, 3-5, 6-8, 9
+        let (start, frames) = audio.frames(from: 450)
+        #expect(start == 450)
+        #expect(frames.first?.bytes == [UInt8](repeating: 4, count: 100))
+        #expect(frames.map { $0.bytes.first } == [4, 5, 6, 7, 8, 9])
+        audio.release(before: 600) // frames 0-5: the first two files are no longer needed
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 2)
+        #expect(spool.diskBytes == 800)
     }
 }
