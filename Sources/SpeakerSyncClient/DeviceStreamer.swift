@@ -30,6 +30,11 @@ public struct DeviceStreamConfig: Sendable {
     public var sendFinalize: Bool
     /// The device token (or admin key), sent as `Authorization: Bearer` on the upgrade.
     public var token: String?
+    /// How `stream(audio:…)` sends the recording: 16-bit PCM (the default) or Opus packets encoded
+    /// here (the recording's rate must then be 8, 12, 16, 24 or 48 kHz).
+    public var encoding: DeviceAudioEncoding
+    /// The Opus encoder's bitrate (a wearable's speech setting).
+    public var opusBitsPerSecond: Int
 
     public init(url: String, provider: String = "device", deviceID: String = "speakersync-cli") {
         self.url = url
@@ -45,6 +50,8 @@ public struct DeviceStreamConfig: Sendable {
         self.sendFinalize = true
         self.token = nil
         self.caFilePath = nil
+        self.encoding = .pcmS16LE
+        self.opusBitsPerSecond = 24_000
     }
 }
 
@@ -93,6 +100,19 @@ public final class DeviceStreamer: Sendable {
     }
 
     public func stream(audio: [Float], sampleRate: Int, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
+        let messages = switch config.encoding {
+        case .pcmS16LE:
+            AudioMessages.pcm(audio, sampleRate: sampleRate, chunkSamples: Int(config.chunkSeconds * Double(sampleRate)))
+        case .opus:
+            try AudioMessages.opus(audio, sampleRate: sampleRate, bitsPerSecond: config.opusBitsPerSecond)
+        }
+        return try await stream(messages, words: words, segments: segments)
+    }
+
+    /// Streams audio already cut into messages (e.g. an Ogg Opus file's packets); `config.encoding`
+    /// is not used, the messages say their encoding.
+    public func stream(_ audio: AudioMessages, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
+        let sampleRate = audio.sampleRate
         let inbox = StreamInbox()
         let connection = try client.connect(url: config.url, headers: config.token.map { [("authorization", "Bearer \($0)")] } ?? [],
                                             handler: inbox)
@@ -107,7 +127,7 @@ public final class DeviceStreamer: Sendable {
         }
 
         var start: [String: Any] = [
-            "type": "start", "provider": config.provider, "sample_rate": sampleRate, "encoding": "pcm_s16le",
+            "type": "start", "provider": config.provider, "sample_rate": sampleRate, "encoding": audio.encoding.rawValue,
         ]
         // Empty: the server takes the device from the device token.
         if !config.deviceID.isEmpty { start["device_id"] = config.deviceID }
@@ -126,17 +146,18 @@ public final class DeviceStreamer: Sendable {
         let sortedSegments = segments.sorted { $0.endSeconds < $1.endSeconds }
         var nextResult = 0
         var nextSegment = 0
-        let chunk = max(1, Int(config.chunkSeconds * Double(sampleRate)))
+        var nextMessage = 0
         var offset = 0
         let offsetSeconds = config.audioOffsetSeconds ?? 0
-        while offset < audio.count || nextResult < results.count || nextSegment < sortedSegments.count {
+        while nextMessage < audio.messages.count || nextResult < results.count || nextSegment < sortedSegments.count {
             if inbox.isClosed { break }
-            let end = min(audio.count, offset + chunk)
-            if offset < end {
-                client.send(.binary(Self.pcm16(audio[offset..<end])), to: connection)
+            if nextMessage < audio.messages.count {
+                let message = audio.messages[nextMessage]
+                client.send(.binary(message.bytes), to: connection)
+                offset = message.endSample
+                nextMessage += 1
             }
-            offset = end
-            let sentSeconds = offset >= audio.count ? Double.infinity : Double(offset) / Double(sampleRate)
+            let sentSeconds = nextMessage >= audio.messages.count ? Double.infinity : Double(offset) / Double(sampleRate)
             var batch: [DeviceSegment] = []
             while nextSegment < sortedSegments.count, sortedSegments[nextSegment].endSeconds - offsetSeconds <= sentSeconds {
                 batch.append(sortedSegments[nextSegment])
@@ -157,7 +178,7 @@ public final class DeviceStreamer: Sendable {
                 client.send(.text(Self.json(["type": "words", "result_id": result.resultID, "final": result.isFinal, "words": list])), to: connection)
                 nextResult += 1
             }
-            if let speed = config.speed, speed > 0, offset < audio.count {
+            if let speed = config.speed, speed > 0, nextMessage < audio.messages.count {
                 let due = began + .seconds(Double(offset) / Double(sampleRate) / speed)
                 try await Task.sleep(until: due, clock: .continuous)
             } else {
