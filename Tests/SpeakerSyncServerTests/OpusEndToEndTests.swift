@@ -4,6 +4,8 @@ import SpeakerSyncAudio
 import SpeakerSyncClient
 import Testing
 import TestSupport
+import WebSocketTransport
+import OpusCodec
 
 /// The same meeting streamed twice through the real server, once as 16-bit PCM and once as Opus
 /// packets (20 ms, 24 kbps, what a wearable sends): the transcript must not depend on the encoding.
@@ -102,5 +104,32 @@ import TestSupport
         #expect(versusPCM.unlabelledCount == 0)
         #expect(versusPCM.accuracy >= 0.95, "\(versusPCM)")
         #expect(opusTruth.accuracy >= pcmTruth.accuracy - 0.05, "opus \(opusTruth) pcm \(pcmTruth)")
+    }
+
+    @Test func badPacketsAreDroppedAndTheSessionGoesOn() async throws {
+        let server = try TestServer()
+        let client = try WebSocketClient(logger: EndToEndTests.logger)
+        defer { client.shutdown() }
+        let connection = try client.connect(url: server.ws, headers: server.authorization)
+        let events = EventReader(connection.events)
+        func next() async -> [String: Any]? { await events.nextJSON() }
+        connection.send(.text(#"{"type":"start","device_id":"d","provider":"device","sample_rate":16000,"encoding":"opus"}"#))
+        let session = await next()
+        #expect(session?["type"] as? String == "session")
+        let encoder = try OpusEncoder(sampleRate: 16_000)
+        let silence = try encoder.encode(frame: [Float](repeating: 0, count: encoder.frameSize)[...])
+        // Code 3 announcing 0 frames: invalid framing, not an error that ends the session.
+        connection.send(.binary([31 << 3 | 3, 0]))
+        let error = await next()
+        #expect(error?["code"] as? String == "invalid_audio")
+        #expect(error?["fatal"] as? Bool == false)
+        for _ in 0..<50 { connection.send(.binary(silence)) }
+        connection.send(.text(#"{"type":"finalize"}"#))
+        // The stats message comes last, just before the close.
+        while let message = await next(), message["type"] as? String != "stats" {}
+        #expect(await events.closeCode() == 1000)
+        // 50 good packets of 20 ms: one second of audio; the bad one added nothing.
+        let (_, conversation) = try server.json("/v1/conversations/\(session?["conversation_id"] as? String ?? "")")
+        #expect((conversation["audio_seconds"] as? Double).map { abs($0 - 1) < 0.001 } == true, "\(conversation)")
     }
 }
