@@ -47,6 +47,11 @@ let package = Package(
             pkgConfig: "pocketsphinx",
             providers: [.apt(["libpocketsphinx-dev"])]
         ),
+        .systemLibrary(
+            name: "COpus",
+            pkgConfig: "opus",
+            providers: [.apt(["libopus-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -67,6 +72,8 @@ let package = Package(
         .target(name: "SpeakerSyncStore", dependencies: [
             "PostgresClient", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
+        // libopus's decoder and encoder (encoding "opus"), and an Ogg Opus demuxer in pure Swift.
+        .target(name: "OpusCodec", dependencies: ["COpus"]),
         .target(name: "WebSocketTransport", dependencies: [
             "CLibWebSockets", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -112,11 +119,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncClient", dependencies: [
-            "SpeakerSyncKit", "WebSocketTransport", "COpenSSL", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", .product(name: "Logging", package: "swift-log"),
+            "SpeakerSyncKit", "WebSocketTransport", "COpenSSL", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring", "OpusCodec",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
-            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL",
+            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncEval", dependencies: [
@@ -187,6 +195,7 @@ let package = Package(
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
+        .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit"]),
@@ -222,7 +231,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
-            "DeterministicRandom",
+            "DeterministicRandom", "OpusCodec",
         ]),
     ]
 )

@@ -10,8 +10,13 @@ public struct PCMFrameDecoder: Hashable, Sendable {
     /// Samples produced so far.
     public private(set) var sampleCount: Int64 = 0
 
+    private let width: Int
+
+    /// `encoding` must be a PCM encoding (Opus packets are not a byte stream of samples).
     public init(encoding: AudioEncoding) {
+        guard let width = encoding.bytesPerSample else { preconditionFailure("\(encoding) is not PCM") }
         self.encoding = encoding
+        self.width = width
     }
 
     /// Decodes `bytes` (continuing any pending partial sample).
@@ -19,7 +24,6 @@ public struct PCMFrameDecoder: Hashable, Sendable {
     /// s16le is scaled by 1/32768 to -1…1. f32le is taken as is, except that NaN and ±infinity
     /// (which no microphone produces, and which would poison a provider's arithmetic) become 0.
     public mutating func decode(_ bytes: [UInt8]) -> [Float] {
-        let width = encoding.bytesPerSample
         var samples: [Float] = []
         samples.reserveCapacity((pendingBytes.count + bytes.count) / width)
         var index = 0
@@ -60,6 +64,8 @@ public struct PCMFrameDecoder: Hashable, Sendable {
         case .pcmS16LE:
             let bits = UInt16(bytes[base]) | UInt16(bytes[base + 1]) << 8
             return Float(Int16(bitPattern: bits)) / 32_768
+        case .opus:
+            return 0  // unreachable: init refuses Opus
         case .pcmF32LE:
             let bits =
                 UInt32(bytes[base]) | UInt32(bytes[base + 1]) << 8 | UInt32(bytes[base + 2]) << 16

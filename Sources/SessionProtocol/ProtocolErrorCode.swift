@@ -39,6 +39,10 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// global, so this says such an id exists; ids are random UUIDs unless a client chooses its own
     /// (docs/security.md says what that reveals). Nothing else about the conversation is revealed.
     case conversationNotFound = "conversation_not_found"
+    /// A binary message of an `opus` session is not a valid Opus packet (empty, framing that breaks
+    /// RFC 6716's rules, more than 120 ms). The packet is dropped and the session goes on, as a device
+    /// on a lossy link would rather lose 20 ms than the meeting.
+    case invalidAudio = "invalid_audio"
 
     /// What the session does after sending this error.
     ///
@@ -50,7 +54,7 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     public func disposition(rejectingStart: Bool = false) -> ErrorDisposition {
         switch self {
         case .malformedJSON, .unknownType, .audioBeforeStart, .alreadyStarted, .notStarted,
-            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable:
+            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable, .invalidAudio:
             return .continues
         case .missingField, .invalidField:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues

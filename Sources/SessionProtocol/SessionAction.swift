@@ -4,6 +4,9 @@ public enum SessionAction: Hashable, Sendable {
     case begin(StartRequest)
     /// Decoded mono samples at the client's sample rate, continuing the timeline.
     case audio(samples: [Float])
+    /// One Opus packet (encoding `opus`), already checked by its framing: it decodes to `sampleCount`
+    /// samples at the client's sample rate, continuing the timeline. The runner decodes it.
+    case encodedAudio(packet: [UInt8], sampleCount: Int)
     case words(WordsMessage)
     case segments([DeviceSegment])
     /// Give `speaker` (a session label) the display name `name`; "" clears it.

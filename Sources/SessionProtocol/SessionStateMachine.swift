@@ -32,6 +32,10 @@ public struct SessionStateMachine: Sendable {
 
     private let decoder: ClientMessageDecoder
     private var pcm: PCMFrameDecoder?
+    /// Samples of the Opus packets accepted so far (encoding `opus`), counted from their TOC bytes.
+    private var opusSampleCount: Int64 = 0
+    /// Opus packets dropped as invalid.
+    public private(set) var droppedPackets = 0
     private var opened = false
     private var began = false
     private var sawFrameSinceIdleCheck = false
@@ -45,7 +49,7 @@ public struct SessionStateMachine: Sendable {
     }
 
     /// Samples received since the start (this connection only).
-    public var receivedSampleCount: Int64 { pcm?.sampleCount ?? 0 }
+    public var receivedSampleCount: Int64 { pcm?.sampleCount ?? opusSampleCount }
 
     /// Seconds of audio received since the start; the session timeline position of the next sample is
     /// the `session` message's audio_offset_seconds plus this.
@@ -174,11 +178,28 @@ public struct SessionStateMachine: Sendable {
             guard !reportedAudioAfterFinalize else { return [] }
             reportedAudioAfterFinalize = true
             return fail(ProtocolError(.sessionFinalized, "audio after finalize is dropped"))
+        case .active where start?.encoding == .opus:
+            return receivedOpusPacket(bytes)
         case .active:
             guard let samples = pcm?.decode(bytes), !samples.isEmpty else { return [] }
             return [.audio(samples: samples)]
         case .closed:
             return []
+        }
+    }
+
+    /// One binary message of an `opus` session is one packet: its framing is checked and its samples
+    /// counted here, so the timeline stays exact without decoding; a bad packet is dropped.
+    private mutating func receivedOpusPacket(_ bytes: [UInt8]) -> [SessionAction] {
+        guard let start else { return [] }
+        do throws(OpusPacketError) {
+            let header = try OpusPacketHeader(packet: bytes)
+            let count = header.sampleCount(atRate: start.sampleRate)
+            opusSampleCount += Int64(count)
+            return [.encodedAudio(packet: bytes, sampleCount: count)]
+        } catch {
+            droppedPackets += 1
+            return fail(ProtocolError(.invalidAudio, "\(error); the packet is dropped"))
         }
     }
 
@@ -255,7 +276,7 @@ public struct SessionStateMachine: Sendable {
         }
         start = request
         began = true
-        pcm = PCMFrameDecoder(encoding: request.encoding)
+        pcm = request.encoding == .opus ? nil : PCMFrameDecoder(encoding: request.encoding)
         state = .active
         return [.begin(request)]
     }

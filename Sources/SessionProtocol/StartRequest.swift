@@ -47,6 +47,12 @@ public struct StartRequest: Hashable, Sendable {
         guard let provider = parameters.provider ?? config.defaultProvider else { throw .missing("provider", in: context) }
         guard let sampleRate = parameters.sampleRate else { throw .missing("sample_rate", in: context) }
         guard let encoding = parameters.encoding else { throw .missing("encoding", in: context) }
+        if let rates = encoding.allowedSampleRates, !rates.contains(sampleRate) {
+            throw ProtocolError(
+                .unsupportedSampleRate,
+                "sample_rate \(sampleRate) Hz is not supported with encoding \(encoding.rawValue); use one of "
+                    + rates.sorted().map(String.init).joined(separator: ", "))
+        }
         if let known = config.knownProviders, !known.contains(provider) {
             throw ProtocolError(
                 .unknownProvider,

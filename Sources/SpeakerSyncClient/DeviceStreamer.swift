@@ -37,6 +37,13 @@ public struct DeviceStreamConfig: Sendable {
     public var startTimeoutSeconds: Double
     /// Told every connection state change (connected, resuming, offline, finished), in order.
     public var onState: (@Sendable (ConnectionState) -> Void)?
+    /// How `stream(audio:…)` sends the recording: 16-bit PCM (the default) or Opus packets encoded
+    /// here (the recording's rate must then be 8, 12, 16, 24 or 48 kHz).
+    public var encoding: DeviceAudioEncoding
+    /// The Opus encoder's bitrate (a wearable's speech setting).
+    public var opusBitsPerSecond: Int
+    /// Retained audio on disk instead of memory (SpeakerSyncKit's spool), for long offline stretches.
+    public var spoolDirectory: URL?
 
     public init(url: String, provider: String = "device", deviceID: String = "speakersync-cli") {
         self.url = url
@@ -55,6 +62,9 @@ public struct DeviceStreamConfig: Sendable {
         self.reconnect = .never
         self.startTimeoutSeconds = 300
         self.onState = nil
+        self.encoding = .pcmS16LE
+        self.opusBitsPerSecond = 24_000
+        self.spoolDirectory = nil
     }
 }
 
@@ -107,10 +117,25 @@ public final class DeviceStreamer: Sendable {
     }
 
     public func stream(audio: [Float], sampleRate: Int, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
+        let messages = switch config.encoding {
+        case .pcmS16LE:
+            AudioMessages.pcm(audio, sampleRate: sampleRate, chunkSamples: Int(config.chunkSeconds * Double(sampleRate)))
+        case .opus:
+            try AudioMessages.opus(audio, sampleRate: sampleRate, bitsPerSecond: config.opusBitsPerSecond)
+        }
+        return try await stream(messages, words: words, segments: segments)
+    }
+
+    /// Streams audio already cut into messages (e.g. an Ogg Opus file's packets); `config.encoding`
+    /// is not used, the messages say their encoding.
+    public func stream(_ audio: AudioMessages, words: [DeviceWord], segments: [DeviceSegment] = []) async throws -> StreamReport {
+        let sampleRate = audio.sampleRate
         let inbox = StreamInbox()
         var kit = SpeakerSyncSessionConfig(url: config.url, token: config.token, deviceID: config.deviceID.isEmpty ? nil : config.deviceID,
                                            provider: config.provider, sampleRate: sampleRate,
+                                           format: audio.encoding == .opus ? .opus : .pcmS16LE,
                                            conversationID: config.conversationID ?? UUID().uuidString.lowercased())
+        kit.spoolDirectory = config.spoolDirectory
         kit.optionsJSON = config.optionsJSON
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
@@ -136,14 +161,17 @@ public final class DeviceStreamer: Sendable {
         let sortedSegments = segments.sorted { $0.endSeconds < $1.endSeconds }
         var nextResult = 0
         var nextSegment = 0
-        let chunk = max(1, Int(config.chunkSeconds * Double(sampleRate)))
+        var nextMessage = 0
         var offset = 0
-        while offset < audio.count || nextResult < results.count || nextSegment < sortedSegments.count {
+        while nextMessage < audio.messages.count || nextResult < results.count || nextSegment < sortedSegments.count {
             if session.isEnded { break }
-            let end = min(audio.count, offset + chunk)
-            if offset < end { session.send(samples: Array(audio[offset..<end])) }
-            offset = end
-            let sentSeconds = offset >= audio.count ? Double.infinity : Double(offset) / Double(sampleRate)
+            if nextMessage < audio.messages.count {
+                let message = audio.messages[nextMessage]
+                session.send(pcm: message.bytes, sampleCount: message.endSample - offset)
+                offset = message.endSample
+                nextMessage += 1
+            }
+            let sentSeconds = nextMessage >= audio.messages.count ? Double.infinity : Double(offset) / Double(sampleRate)
             var batch: [SpeakerSyncSegment] = []
             while nextSegment < sortedSegments.count, sortedSegments[nextSegment].endSeconds - offsetSeconds <= sentSeconds {
                 let segment = sortedSegments[nextSegment]
@@ -158,7 +186,7 @@ public final class DeviceStreamer: Sendable {
                 session.send(words: result.words.map(relative), resultID: result.resultID, isFinal: result.isFinal)
                 nextResult += 1
             }
-            if let speed = config.speed, speed > 0, offset < audio.count {
+            if let speed = config.speed, speed > 0, nextMessage < audio.messages.count {
                 let due = began + .seconds(Double(offset) / Double(sampleRate) / speed)
                 try await Task.sleep(until: due, clock: .continuous)
             } else {

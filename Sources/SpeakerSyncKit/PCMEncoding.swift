@@ -1,8 +1,10 @@
 /// Float samples to the bytes of a PCM `AudioFormat` (little-endian, mono).
 public enum PCMEncoding {
+    /// Opus is not PCM: `encode` refuses it (precondition); encode packets with an Opus encoder.
     public static func encode(_ samples: some Collection<Float>, as format: AudioFormat) -> [UInt8] {
+        precondition(format != .opus, "Opus audio is sent as packets: SpeakerSyncSession.send(pcm:sampleCount:)")
         var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * format.bytesPerSample)
+        bytes.reserveCapacity(samples.count * (format.bytesPerSample ?? 0))
         switch format {
         case .pcmS16LE:
             for sample in samples {
@@ -16,6 +18,8 @@ public enum PCMEncoding {
                 let bits = (sample.isFinite ? sample : 0).bitPattern
                 for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8((bits >> UInt32(shift)) & 0xff)) }
             }
+        case .opus:
+            break
         }
         return bytes
     }

@@ -35,6 +35,16 @@ public enum AudioFormat: String, Sendable, CaseIterable {
     case pcmS16LE = "pcm_s16le"
     /// 32-bit float little-endian PCM, mono.
     case pcmF32LE = "pcm_f32le"
+    /// One raw Opus packet per message (mono; 8, 12, 16, 24 or 48 kHz), as wearables send: give each
+    /// packet with `send(pcm:sampleCount:)` (the app or the device encodes; the kit needs no libopus).
+    case opus
 
-    var bytesPerSample: Int { self == .pcmS16LE ? 2 : 4 }
+    /// nil for Opus: packets are kept and resent whole.
+    var bytesPerSample: Int? {
+        switch self {
+        case .pcmS16LE: 2
+        case .pcmF32LE: 4
+        case .opus: nil
+        }
+    }
 }

@@ -84,13 +84,13 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         queue.async { self.connect() }
     }
 
-    /// Mono samples in -1…1 at `config.sampleRate`.
+    /// Mono samples in -1…1 at `config.sampleRate` (PCM formats; Opus goes through `send(pcm:sampleCount:)`).
     public func send(samples: [Float]) {
         let bytes = PCMEncoding.encode(samples, as: config.format)
         send(pcm: bytes, sampleCount: samples.count)
     }
 
-    /// Audio already in `config.format` (whole samples).
+    /// Audio already in `config.format`: whole PCM samples, or one Opus packet and the samples it holds.
     public func send(pcm bytes: [UInt8], sampleCount: Int) {
         queue.async {
             guard self.outcome == nil else { return }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OpusCodec
 import SpeakerSyncAudio
 import SpeakerSyncClient
 import WebSocketTransport
@@ -10,8 +11,11 @@ struct StreamCommand: AsyncParsableCommand {
         abstract: "Stream a recording and its ASR words to a server exactly as a device would; print the labelled transcript."
     )
 
-    @Argument(help: "The recording (WAV, any rate; sent as 16-bit PCM at its own rate).")
+    @Argument(help: "The recording: WAV (any rate; sent as 16-bit PCM at its own rate, or see --encoding), or Ogg Opus (.opus/.ogg; its packets are sent as they are, encoding opus at 48000 Hz).")
     var file: String
+
+    @Option(help: "How to send a WAV: pcm_s16le, or opus (encoded here: 20 ms packets, 24 kbps; the WAV must be 8, 12, 16, 24 or 48 kHz).")
+    var encoding: DeviceAudioEncoding = .pcmS16LE
 
     @Option(help: "Words file: {\"words\":[{\"text\",\"start\",\"end\",\"confidence\"?}]}.")
     var words: String
@@ -56,11 +60,39 @@ struct StreamCommand: AsyncParsableCommand {
     enum OutputFormat: String, ExpressibleByArgument { case text, json }
 
     func run() async throws {
-        let audio = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
-        let deviceWords = try DeviceInput.readWords(path: words)
+        var deviceWords = try DeviceInput.readWords(path: words)
         var deviceSegments: [DeviceSegment] = []
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
+        let audio: AudioMessages
+        let lowercased = file.lowercased()
+        if lowercased.hasSuffix(".opus") || lowercased.hasSuffix(".ogg") {
+            let ogg = try OggOpusFile(bytes: Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+            audio = try AudioMessages.opus(packets: ogg.packets, sampleRate: OggOpusFile.timelineRate)
+            // The packets are sent untouched, so the server decodes the encoder's priming too: its
+            // timeline runs pre-skip later than the file's. The words and segments (timed on the
+            // original audio) are moved by as much, to lie on the audio the server hears.
+            let shift = Double(ogg.preSkip) / Double(OggOpusFile.timelineRate)
+            for index in deviceWords.indices {
+                deviceWords[index].startSeconds += shift
+                deviceWords[index].endSeconds += shift
+            }
+            for index in deviceSegments.indices {
+                deviceSegments[index].startSeconds += shift
+                deviceSegments[index].endSeconds += shift
+            }
+        } else {
+            let wav = try WAVFile.read(contentsOf: URL(fileURLWithPath: file))
+            switch encoding {
+            case .pcmS16LE:
+                audio = AudioMessages.pcm(wav.samples, sampleRate: wav.sampleRate, chunkSamples: Int(0.1 * Double(wav.sampleRate)))
+            case .opus:
+                guard [8_000, 12_000, 16_000, 24_000, 48_000].contains(wav.sampleRate) else {
+                    throw CommandFailure("--encoding opus needs a WAV at 8, 12, 16, 24 or 48 kHz, not \(wav.sampleRate) Hz")
+                }
+                audio = try AudioMessages.opus(wav.samples, sampleRate: wav.sampleRate, bitsPerSecond: 24_000)
+            }
+        }
         var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
         config.token = credential.token
         // Survive a server restart or a network drop: resume the conversation and resend what the
@@ -84,7 +116,7 @@ struct StreamCommand: AsyncParsableCommand {
         let client = try DeviceStreamer.makeClient(for: config, logger: logger)
         defer { client.shutdown() }
         let report = try await DeviceStreamer(client: client, config: config, logger: logger)
-            .stream(audio: audio.samples, sampleRate: audio.sampleRate, words: deviceWords, segments: deviceSegments)
+            .stream(audio, words: deviceWords, segments: deviceSegments)
         for error in report.errors {
             FileHandle.standardError.write(Data("server error \(error.code): \(error.message)\n".utf8))
         }
@@ -100,3 +132,5 @@ struct StreamCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension DeviceAudioEncoding: ExpressibleByArgument {}

@@ -103,7 +103,10 @@ import Testing
         (#"{"type":"start","device_id":"d","provider":"none","sample_rate":16000.5,"encoding":"pcm_s16le"}"#, .invalidField),
         (#"{"type":"start","device_id":"d","provider":"none","sample_rate":7999,"encoding":"pcm_s16le"}"#, .unsupportedSampleRate),
         (#"{"type":"start","device_id":"d","provider":"none","sample_rate":96000,"encoding":"pcm_s16le"}"#, .unsupportedSampleRate),
-        (#"{"type":"start","device_id":"d","provider":"none","sample_rate":16000,"encoding":"opus"}"#, .unsupportedEncoding),
+        (#"{"type":"start","device_id":"d","provider":"none","sample_rate":16000,"encoding":"aac"}"#, .unsupportedEncoding),
+        // Opus decodes only at 8, 12, 16, 24 and 48 kHz.
+        (#"{"type":"start","device_id":"d","provider":"none","sample_rate":44100,"encoding":"opus"}"#, .unsupportedSampleRate),
+        (#"{"type":"start","device_id":"d","provider":"none","sample_rate":22050,"encoding":"opus"}"#, .unsupportedSampleRate),
         (#"{"type":"start","device_id":"d","provider":"none","sample_rate":16000,"encoding":"pcm_s16le","options":[1]}"#, .invalidField),
         (#"{"type":"start","device_id":"d","provider":"none","sample_rate":16000,"encoding":"pcm_s16le","audio_offset_seconds":-1}"#, .invalidField),
         (#"{"type":"start","conversation_id":"a b","device_id":"d","provider":"none","sample_rate":16000,"encoding":"pcm_s16le"}"#, .invalidConversationID),

@@ -22,7 +22,7 @@ import DeterministicRandom
         #expect(decoder.decode(bytes) == [0.5, -0.25, 0, 0, 1e-30])
     }
 
-    @Test(arguments: AudioEncoding.allCases)
+    @Test(arguments: [AudioEncoding.pcmS16LE, .pcmF32LE])
     func randomSplitsDecodeLikeTheWhole(encoding: AudioEncoding) {
         var random = SeededRandom(seed: encoding == .pcmS16LE ? 16 : 32)
         for _ in 0..<200 {
@@ -41,17 +41,17 @@ import DeterministicRandom
             }
             // Compare bit patterns: equal NaN payloads can't occur (they're zeroed) but -0 vs 0 could.
             #expect(decoded.map(\.bitPattern) == expected.map(\.bitPattern))
-            #expect(expected.count == byteCount / encoding.bytesPerSample)
+            #expect(expected.count == byteCount / encoding.bytesPerSample!)
             #expect(expected.map(\.bitPattern) == Self.reference(bytes, encoding).map(\.bitPattern))
             #expect(split.sampleCount == whole.sampleCount)
             #expect(split.pendingBytes == whole.pendingBytes)
-            #expect(split.finish() == byteCount % encoding.bytesPerSample)
+            #expect(split.finish() == byteCount % encoding.bytesPerSample!)
         }
     }
 
     /// Decoding by unaligned loads of the host's native types (little-endian on every supported host).
     static func reference(_ bytes: [UInt8], _ encoding: AudioEncoding) -> [Float] {
-        let width = encoding.bytesPerSample
+        let width = encoding.bytesPerSample!
         return bytes.withUnsafeBytes { raw in
             stride(from: 0, to: bytes.count - width + 1, by: width).map { offset in
                 switch encoding {
@@ -61,6 +61,8 @@ import DeterministicRandom
                 case .pcmF32LE:
                     let value = raw.loadUnaligned(fromByteOffset: offset, as: Float.self)
                     return value.isFinite ? value : 0
+                case .opus:
+                    preconditionFailure("Opus is not PCM")
                 }
             }
         }

@@ -1,6 +1,7 @@
 import SpeakerSyncStore
 import Foundation
 import Logging
+import OpusCodec
 import PluginHost
 import SessionProtocol
 import SpeakerSyncAudio
@@ -20,6 +21,8 @@ struct LiveSession {
     var speakers: SpeakerRegistry
     var engine: (any ProviderSession)?
     var resampler: StreamingResampler?
+    /// Encoding `opus`: this session's decoder, at the start's sample rate.
+    var opusDecoder: OpusDecoder?
     var inputSampleCount = 0
     var finalized = false
     private var savedAudioSeconds: Double

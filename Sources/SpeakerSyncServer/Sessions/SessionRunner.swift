@@ -2,6 +2,7 @@ import SpeakerSyncStore
 import Dispatch
 import Foundation
 import Logging
+import OpusCodec
 import PluginHost
 import SessionProtocol
 import SpeakerSyncAudio
@@ -213,6 +214,8 @@ final class SessionRunner: @unchecked Sendable {
             begin(request)
         case .audio(let samples):
             audio(samples)
+        case .encodedAudio(let packet, let sampleCount):
+            encodedAudio(packet, sampleCount: sampleCount)
         case .words(let message):
             words(message)
         case .segments(let segments):
@@ -295,6 +298,16 @@ final class SessionRunner: @unchecked Sendable {
                 session.engine?.close()
                 environment.claims.release(conversationID, by: self)
                 run(machine.failed(Self.startFailure(error, provider: request.provider)))
+                return
+            }
+        }
+        if request.encoding == .opus {
+            do {
+                session.opusDecoder = try OpusDecoder(sampleRate: request.sampleRate)
+            } catch {
+                session.engine?.close()
+                environment.claims.release(conversationID, by: self)
+                run(machine.failed(ProtocolError(.internalError, "cannot create an Opus decoder: \(error)")))
                 return
             }
         }
@@ -395,6 +408,24 @@ final class SessionRunner: @unchecked Sendable {
         // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
         engine.push(samples: pcm)
         pauseReceivingIfProviderBehind()
+    }
+
+    /// An Opus packet: decoded at the session's rate and then handled exactly like PCM. A packet
+    /// libopus refuses despite valid framing is replaced by silence of its length (the state machine
+    /// has already counted its samples, and words after it must keep their place on the timeline).
+    private func encodedAudio(_ packet: [UInt8], sampleCount: Int) {
+        guard let decoder = live?.opusDecoder else { return }
+        var samples: [Float]
+        do {
+            samples = try decoder.decode(packet)
+        } catch {
+            logger.warning("undecodable Opus packet replaced by silence", metadata: ["bytes": "\(packet.count)", "error": "\(error)"])
+            samples = []
+        }
+        if samples.count != sampleCount {
+            samples = Array(samples.prefix(sampleCount)) + [Float](repeating: 0, count: max(0, sampleCount - samples.count))
+        }
+        audio(samples)
     }
 
     /// What the provider reports, on the queue: turns for a chunk, the final turns, or its failure.
