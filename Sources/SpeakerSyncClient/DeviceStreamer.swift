@@ -149,7 +149,10 @@ public final class DeviceStreamer: Sendable {
             }
         }
         session.start()
-        try await waitStarted(session, inbox: inbox)
+        // One connection only: wait for it, so a refused start is an error right away. With
+        // reconnects the device records on while the server is unreachable (the kit keeps it all).
+        let reconnects = config.reconnect.maxAttempts != 0
+        if !reconnects { try await waitStarted(session, inbox: inbox) }
 
         // Times given on the conversation timeline; the session counts from its own first sample.
         let offsetSeconds = config.audioOffsetSeconds ?? 0
@@ -191,7 +194,9 @@ public final class DeviceStreamer: Sendable {
                 try await Task.sleep(until: due, clock: .continuous)
             } else {
                 // As fast as the server accepts: let the transport drain before queueing more.
-                while session.queuedBytes > 1 << 20, !session.isEnded {
+                // Not while offline either: a file streamed as fast as possible would otherwise go into
+                // the kit's retention all at once (a live device instead records on, see `speed`).
+                while session.queuedBytes > 1 << 20 || (reconnects && !session.isLive), !session.isEnded {
                     try await Task.sleep(for: .milliseconds(2))
                 }
             }
@@ -204,6 +209,17 @@ public final class DeviceStreamer: Sendable {
             try await Task.sleep(for: .milliseconds(300))
             session.stop()
             _ = await session.outcome()
+        }
+        if reconnects, case .finished(let outcome) = session.connectionState, outcome != .finalized {
+            switch outcome {
+            case .refused(let code, _, let message), .stopped(let code, let message):
+                if inbox.sessionStarted == false || config.sendFinalize {
+                    let detail = inbox.errorSummary
+                    throw DeviceStreamError("the session ended (close code \(code.map(String.init) ?? "none")): \(detail.isEmpty ? message : detail)")
+                }
+            case .finalized:
+                break
+            }
         }
         var report = inbox.report(conversationID: config.conversationID ?? kit.conversationID, began: began)
         report.closeCode = session.lastCloseCode
@@ -319,6 +335,8 @@ final class StreamInbox: Sendable {
     static func key(_ text: String, _ start: Double) -> String {
         "\(text)|\(Int((start * 1000).rounded()))"
     }
+
+    var sessionStarted: Bool { state.withLock { $0.session != nil } }
 
     var errorSummary: String {
         state.withLock { $0.errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ") }

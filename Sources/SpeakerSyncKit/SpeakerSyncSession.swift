@@ -176,6 +176,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
 
     public var connectionState: ConnectionState { queue.sync { state } }
 
+    /// True while a connection is streaming (the server has started or resumed the conversation).
+    public var isLive: Bool { queue.sync { connection?.live == true } }
+
     /// True once the session has ended (finalized, refused or stopped).
     public var isEnded: Bool { queue.sync { outcome != nil } }
 

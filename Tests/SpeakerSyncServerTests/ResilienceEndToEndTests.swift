@@ -204,6 +204,71 @@ extension ResilienceEndToEndTests {
     }
 }
 
+extension ResilienceEndToEndTests {
+    static func storedTranscript(_ databaseURL: String, _ conversationID: String) throws -> [String] {
+        try PGConnection(connectionString: databaseURL).query(
+            "SELECT text, start_seconds, speaker FROM words WHERE conversation_id = $1 ORDER BY start_seconds, result_id, word_index",
+            [conversationID]).rows.map {
+            "\(try $0.decode(String.self, column: "text"))@\(Int((try $0.decode(Double.self, column: "start_seconds") * 1000).rounded())):\(try $0.decode(String?.self, column: "speaker") ?? "-")"
+        }
+    }
+
+    /// A device that starts recording while the server is down keeps everything (on disk, in the
+    /// kit's spool), uploads it when the server comes up, and ends with the transcript a device
+    /// streaming live to a running server gets.
+    @Test func recordingWhileTheServerIsDownUploadsLaterAndConvergesToTheLiveTranscript() async throws {
+        let database = try TestCluster.freshDatabase()
+        let port = try ServerProcess.freePort()
+        let meeting = try Self.meeting(seed: 35)
+        let spool = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-spool-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: spool) }
+        let adminKey = "resilience-admin-key-0123456789abcdef"
+
+        var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(port)/v1/listen", provider: "device", deviceID: "phone-offline")
+        config.token = adminKey
+        config.reconnect = ReconnectPolicy(initialDelaySeconds: 0.1, maxDelaySeconds: 0.5, maxAttempts: 1000)
+        config.speed = 6
+        config.volatileResults = true
+        config.spoolDirectory = spool
+        let states = StateLog()
+        config.onState = { states.append($0) }
+        let client = try WebSocketClient(logger: Self.logger)
+        defer { client.shutdown() }
+        let streamer = DeviceStreamer(client: client, config: config, logger: Self.logger)
+        async let offline = streamer.stream(audio: meeting.audio, sampleRate: meeting.sampleRate, words: meeting.words, segments: meeting.segments)
+        // The server comes up when 40 % of the meeting has been recorded (at 6× real time).
+        let duration = Double(meeting.audio.count) / Double(meeting.sampleRate)
+        try await Task.sleep(for: .seconds(duration * 0.4 / 6))
+        #expect(states.sawOffline)
+        let server = try ServerProcess(databaseURL: database, port: port, adminKey: adminKey)
+        let report = try await offline
+        #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
+        #expect(report.sessionCount == 1)
+        try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: report.conversationID)
+
+        // The same meeting streamed live to the running server: the same words, times and labels.
+        var live = DeviceStreamConfig(url: "ws://127.0.0.1:\(port)/v1/listen", provider: "device", deviceID: "phone-live")
+        live.token = adminKey
+        live.volatileResults = true
+        let liveReport = try await DeviceStreamer(client: client, config: live, logger: Self.logger)
+            .stream(audio: meeting.audio, sampleRate: meeting.sampleRate, words: meeting.words, segments: meeting.segments)
+        #expect(liveReport.closeCode == 1000)
+        let uploaded = try Self.storedTranscript(database, report.conversationID)
+        let streamedLive = try Self.storedTranscript(database, liveReport.conversationID)
+        #expect(uploaded == streamedLive)
+        #expect(!FileManager.default.fileExists(atPath: spool.appendingPathComponent(report.conversationID).path)) // spool removed at the end
+        server.kill()
+    }
+}
+
+/// Connection states as a stream reported them.
+private final class StateLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var states: [ConnectionState] = []
+    func append(_ state: ConnectionState) { lock.withLock { states.append(state) } }
+    var sawOffline: Bool { lock.withLock { states.contains { if case .offline = $0 { true } else { false } } } }
+}
+
 /// Holds the restarted server so the test can stop it (the closure that starts it is @Sendable).
 private final class Holder: @unchecked Sendable {
     var server: ServerProcess?
