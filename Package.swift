@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
-        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit"]),
+        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
