@@ -12,12 +12,20 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
     private let events: @Sendable (ProviderEvent) -> Void
     /// Known speakers and every speaker a turn named: whose profiles finalize reports.
     private var speakers: Set<Int32>
+    /// Audio between profile snapshots (samples at the instance's rate); 0: only at finalize.
+    private let snapshotSamples: Int
+    private var samplesSinceSnapshot = 0
 
-    public init(instance: DiarizationInstance, knownSpeakers: [Int32], events: @escaping @Sendable (ProviderEvent) -> Void) {
+    /// Seconds of audio between the voice-profile snapshots a push result carries.
+    public static let profileSnapshotSeconds = 10.0
+
+    public init(instance: DiarizationInstance, knownSpeakers: [Int32], sampleRate: Int = 16_000,
+                events: @escaping @Sendable (ProviderEvent) -> Void) {
         self.providerID = instance.providerID
         self.instance = instance
         self.events = events
         self.speakers = Set(knownSpeakers)
+        self.snapshotSamples = Int(Self.profileSnapshotSeconds * Double(sampleRate))
     }
 
     public func push(samples: [Float]) {
@@ -28,9 +36,15 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
             if !samples.isEmpty { try instance.push(samples: samples) }
             let turns = try instance.pullTurns()
             note(turns)
+            samplesSinceSnapshot += samples.count
+            var profiles: [Int32: SpeakerProfile] = [:]
+            if snapshotSamples > 0, samplesSinceSnapshot >= snapshotSamples {
+                samplesSinceSnapshot = 0
+                profiles = self.profiles(of: instance)
+            }
             events(.processed(ProviderChunkResult(
                 turns: turns, sampleCount: samples.count, chunkWallSeconds: [(ContinuousClock.now - started).inSeconds],
-                cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)))
+                cpuSeconds: ThreadCPUTime.seconds() - cpuStarted, profiles: profiles)))
         } catch {
             fail(error)
         }
@@ -42,12 +56,7 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
         do {
             let turns = try instance.finalize()
             note(turns)
-            var profiles: [Int32: SpeakerProfile] = [:]
-            if instance.supportsSpeakerProfiles {
-                for speaker in speakers.sorted() {
-                    if let profile = try? instance.speakerProfile(speaker: speaker) { profiles[speaker] = profile }
-                }
-            }
+            let profiles = self.profiles(of: instance)
             self.instance = nil
             events(.finalized(ProviderFinalResult(turns: turns, profiles: profiles, cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)))
         } catch {
@@ -57,6 +66,16 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
 
     public func close() {
         instance = nil
+    }
+
+    /// Every known or reported speaker's profile, when the plugin keeps them (ABI: callable any time).
+    private func profiles(of instance: DiarizationInstance) -> [Int32: SpeakerProfile] {
+        guard instance.supportsSpeakerProfiles else { return [:] }
+        var profiles: [Int32: SpeakerProfile] = [:]
+        for speaker in speakers.sorted() {
+            if let profile = try? instance.speakerProfile(speaker: speaker) { profiles[speaker] = profile }
+        }
+        return profiles
     }
 
     private func note(_ turns: [ProviderTurn]) {

@@ -14,7 +14,8 @@ extension PluginRegistry: ProviderHost {
         let instance = try makeInstance(
             providerID: request.providerID, sessionID: request.sessionID, sampleRate: request.sampleRate,
             optionsJSON: request.optionsJSON, knownSpeakers: request.knownSpeakers)
-        return InProcessProviderSession(instance: instance, knownSpeakers: request.knownSpeakers.map(\.speaker), events: events)
+        return InProcessProviderSession(instance: instance, knownSpeakers: request.knownSpeakers.map(\.speaker), sampleRate: request.sampleRate,
+                                        events: events)
     }
 
     /// None: every provider runs in this process.

@@ -44,12 +44,18 @@ public struct ProviderChunkResult: Sendable {
     public var chunkWallSeconds: [Double]
     /// CPU the provider spent on these pushes (thread CPU time of the calls, wherever they ran).
     public var cpuSeconds: Double
+    /// A snapshot of the speakers' voice profiles, taken every `profileSnapshotSeconds` of audio (empty
+    /// otherwise): stored as the session goes, so a server that dies mid-session leaves profiles a
+    /// resume can bind the same labels to (before, they were stored only at finalize).
+    public var profiles: [Int32: SpeakerProfile]
 
-    public init(turns: [ProviderTurn], sampleCount: Int, chunkWallSeconds: [Double], cpuSeconds: Double) {
+    public init(turns: [ProviderTurn], sampleCount: Int, chunkWallSeconds: [Double], cpuSeconds: Double,
+                profiles: [Int32: SpeakerProfile] = [:]) {
         self.turns = turns
         self.sampleCount = sampleCount
         self.chunkWallSeconds = chunkWallSeconds
         self.cpuSeconds = cpuSeconds
+        self.profiles = profiles
     }
 
     /// Appends a later push's result.
@@ -58,6 +64,7 @@ public struct ProviderChunkResult: Sendable {
         sampleCount += later.sampleCount
         chunkWallSeconds += later.chunkWallSeconds
         cpuSeconds += later.cpuSeconds
+        profiles.merge(later.profiles) { _, newer in newer }
     }
 }
 

@@ -35,8 +35,10 @@ import Testing
                        PluginLoadFailure(path: "/p/liby.so", code: .missingEntry, message: "not a plugin")])),
         .created(instance: 9),
         .createFailed(instance: 9, error: PluginError(.invalidOptions, "unknown option 'colour'", status: -1)),
-        .processed(instance: 9, sampleCount: 1600, cpuSeconds: 0.00125, turns: turns),
-        .processed(instance: 9, sampleCount: 0, cpuSeconds: 0, turns: []),
+        .processed(instance: 9, sampleCount: 1600, cpuSeconds: 0.00125, turns: turns, profiles: [:]),
+        .processed(instance: 9, sampleCount: 0, cpuSeconds: 0, turns: [], profiles: [:]),
+        // A push that completed a voice-profile snapshot carries it.
+        .processed(instance: 9, sampleCount: 1600, cpuSeconds: 0.001, turns: turns, profiles: [2: SpeakerProfile(embedding: [0.5, -1], durationSeconds: 12)]),
         .finalized(instance: 9, cpuSeconds: 0.5, turns: turns, profiles: [0: SpeakerProfile(embedding: [1, 2], durationSeconds: 3), 5: SpeakerProfile(embedding: [0], durationSeconds: 0)]),
         .instanceFailed(instance: 9, error: PluginError(.pushFailed, "boom")),
         .answered(request: 4, result: .success([0.5, 0.25])),

@@ -261,6 +261,60 @@ extension ResilienceEndToEndTests {
     }
 }
 
+extension ResilienceEndToEndTests {
+    /// With server-side diarization (speakerkit) the voices must survive the crash too: the provider's
+    /// voice profiles are stored every 10 s of audio while the session runs, so the resumed session's
+    /// provider is given them, bound to their labels. Prints the word-label agreement with the true
+    /// speakers with and without the crash (the figure in the note).
+    @Test func speakerkitVoiceProfilesAreStoredDuringTheSessionSoAResumeKnowsThem() async throws {
+        var meeting = try Self.meeting(seed: 43)
+        meeting.segments = [] // the server diarizes
+        var agreements: [Bool: Double] = [:]
+        for crash in [false, true] {
+            let database = try TestCluster.freshDatabase()
+            let first = try ServerProcess(databaseURL: database)
+            var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(first.port)/v1/listen", provider: "speakerkit", deviceID: "phone-sk")
+            config.token = first.adminKey
+            config.reconnect = ReconnectPolicy(initialDelaySeconds: 0.1, maxDelaySeconds: 1, maxAttempts: 200)
+            config.speed = 4
+            let conversationID = UUID().uuidString.lowercased()
+            config.conversationID = conversationID
+            let client = try WebSocketClient(logger: Self.logger)
+            defer { client.shutdown() }
+            let streamer = DeviceStreamer(client: client, config: config, logger: Self.logger)
+            let input = meeting
+            async let streamed = streamer.stream(audio: input.audio, sampleRate: input.sampleRate, words: input.words, segments: [])
+            var second: ServerProcess?
+            if crash {
+                for _ in 0..<3000 where second == nil {
+                    if let count = try? Self.storedWordCount(database, conversationID), count >= meeting.words.count / 2 {
+                        let profiles = try PGConnection(connectionString: database)
+                            .query("SELECT count(*)::int AS n FROM speaker_profiles WHERE conversation_id = $1", [conversationID]).rows[0]
+                            .decode(Int.self, column: "n")
+                        #expect(profiles > 0, "no voice profile stored before the crash")
+                        first.kill()
+                        try await Task.sleep(for: .milliseconds(500))
+                        second = try ServerProcess(databaseURL: database, port: first.port)
+                    } else {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+            }
+            let report = try await streamed
+            #expect(report.outcome == .finalized)
+            let rows = try PGConnection(connectionString: database).query(
+                "SELECT text, speaker FROM words WHERE conversation_id = $1 ORDER BY start_seconds, result_id, word_index", [conversationID]).rows
+            let labels = try rows.map { try $0.decode(String?.self, column: "speaker") }
+            #expect(labels.count == meeting.words.count)
+            #expect(labels.allSatisfy { $0 != nil })
+            agreements[crash] = WordSpeakerAgreement(pairs: zip(meeting.speakers, labels).map { ($0, $1) }).accuracy
+            first.kill()
+            second?.kill()
+        }
+        print("speakerkit word-label agreement, seed 43: \(agreements[false] ?? -1) live, \(agreements[true] ?? -1) with a SIGKILL at half the words")
+    }
+}
+
 /// Connection states as a stream reported them.
 private final class StateLog: @unchecked Sendable {
     private let lock = NSLock()

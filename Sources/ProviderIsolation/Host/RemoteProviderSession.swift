@@ -117,13 +117,13 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
         case .createFailed(_, let error):
             worker.send(WorkerRequest.destroy(instance: instanceID).encoded())
             fail(error)
-        case .processed(_, let sampleCount, let cpuSeconds, let turns):
+        case .processed(_, let sampleCount, let cpuSeconds, let turns, let profiles):
             let report = state.withLock { state -> ProviderChunkResult? in
                 guard state.phase == .open, let entry = state.ledger.answered(at: now) else { return nil }
                 var result = state.quiet ?? ProviderChunkResult(turns: [], sampleCount: 0, chunkWallSeconds: [], cpuSeconds: 0)
                 result.append(ProviderChunkResult(turns: turns, sampleCount: sampleCount, chunkWallSeconds: [now - entry.sentAt],
-                                                  cpuSeconds: cpuSeconds))
-                guard !coalesces || !turns.isEmpty || result.chunkWallSeconds.count >= Self.quietPushesPerReport else {
+                                                  cpuSeconds: cpuSeconds, profiles: profiles))
+                guard !coalesces || !turns.isEmpty || !profiles.isEmpty || result.chunkWallSeconds.count >= Self.quietPushesPerReport else {
                     state.quiet = result
                     return nil
                 }

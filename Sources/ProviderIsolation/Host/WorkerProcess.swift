@@ -314,7 +314,7 @@ final class WorkerProcess: @unchecked Sendable {
         case .ready(let manifest):
             state.withLock { $0.manifest = manifest }
             ready.signal()
-        case .created(let id), .createFailed(let id, _), .processed(let id, _, _, _), .finalized(let id, _, _, _),
+        case .created(let id), .createFailed(let id, _), .processed(let id, _, _, _, _), .finalized(let id, _, _, _),
              .instanceFailed(let id, _):
             let session = state.withLock { $0.sessions[id] }
             session?.received(reply)

@@ -155,7 +155,8 @@ enum WorkerReply: Equatable, Sendable {
     case created(instance: UInt64)
     case createFailed(instance: UInt64, error: PluginError)
     /// The turns a push produced, the samples it consumed and the worker thread's CPU time for it.
-    case processed(instance: UInt64, sampleCount: Int, cpuSeconds: Double, turns: [ProviderTurn])
+    /// `profiles`: the periodic voice-profile snapshot, when this push completed one (else empty).
+    case processed(instance: UInt64, sampleCount: Int, cpuSeconds: Double, turns: [ProviderTurn], profiles: [Int32: SpeakerProfile])
     /// The last turns and the profile of every speaker the instance reported or was given.
     case finalized(instance: UInt64, cpuSeconds: Double, turns: [ProviderTurn], profiles: [Int32: SpeakerProfile])
     case instanceFailed(instance: UInt64, error: PluginError)
@@ -171,7 +172,7 @@ enum WorkerReply: Equatable, Sendable {
     /// The instance a reply is about, if any.
     var instance: UInt64? {
         switch self {
-        case .created(let instance), .createFailed(let instance, _), .processed(let instance, _, _, _),
+        case .created(let instance), .createFailed(let instance, _), .processed(let instance, _, _, _, _),
              .finalized(let instance, _, _, _), .instanceFailed(let instance, _):
             return instance
         case .ready, .answered, .log:
@@ -215,23 +216,19 @@ enum WorkerReply: Equatable, Sendable {
             writer.u8(Kind.createFailed.rawValue)
             writer.u64(instance)
             Self.write(error, &writer)
-        case .processed(let instance, let sampleCount, let cpuSeconds, let turns):
+        case .processed(let instance, let sampleCount, let cpuSeconds, let turns, let profiles):
             writer.u8(Kind.processed.rawValue)
             writer.u64(instance)
             writer.u32(UInt32(clamping: sampleCount))
             writer.f64(cpuSeconds)
             Self.write(turns, &writer)
+            Self.write(profiles, &writer)
         case .finalized(let instance, let cpuSeconds, let turns, let profiles):
             writer.u8(Kind.finalized.rawValue)
             writer.u64(instance)
             writer.f64(cpuSeconds)
             Self.write(turns, &writer)
-            writer.u32(UInt32(profiles.count))
-            for (speaker, profile) in profiles.sorted(by: { $0.key < $1.key }) {
-                writer.i32(speaker)
-                writer.f64(profile.durationSeconds)
-                writer.floats(profile.embedding)
-            }
+            Self.write(profiles, &writer)
         case .instanceFailed(let instance, let error):
             writer.u8(Kind.instanceFailed.rawValue)
             writer.u64(instance)
@@ -299,18 +296,13 @@ enum WorkerReply: Equatable, Sendable {
             let instance = try reader.u64()
             let count = Int(try reader.u32())
             let cpu = try reader.f64()
-            reply = .processed(instance: instance, sampleCount: count, cpuSeconds: cpu, turns: try readTurns(&reader))
+            let turns = try readTurns(&reader)
+            reply = .processed(instance: instance, sampleCount: count, cpuSeconds: cpu, turns: turns, profiles: try readProfiles(&reader))
         case .finalized:
             let instance = try reader.u64()
             let cpu = try reader.f64()
             let turns = try readTurns(&reader)
-            var profiles: [Int32: SpeakerProfile] = [:]
-            for _ in 0 ..< (try reader.count(minimumElementSize: 16, "profiles")) {
-                let speaker = try reader.i32()
-                let duration = try reader.f64()
-                profiles[speaker] = SpeakerProfile(embedding: try reader.floats(), durationSeconds: duration)
-            }
-            reply = .finalized(instance: instance, cpuSeconds: cpu, turns: turns, profiles: profiles)
+            reply = .finalized(instance: instance, cpuSeconds: cpu, turns: turns, profiles: try readProfiles(&reader))
         case .instanceFailed:
             reply = .instanceFailed(instance: try reader.u64(), error: try readError(&reader))
         case .answered:
@@ -347,6 +339,25 @@ enum WorkerReply: Equatable, Sendable {
     }
 
     /// Turns as 32 bytes each: id, speaker, start, end, confidence, removed.
+    private static func write(_ profiles: [Int32: SpeakerProfile], _ writer: inout WireWriter) {
+        writer.u32(UInt32(profiles.count))
+        for (speaker, profile) in profiles.sorted(by: { $0.key < $1.key }) {
+            writer.i32(speaker)
+            writer.f64(profile.durationSeconds)
+            writer.floats(profile.embedding)
+        }
+    }
+
+    private static func readProfiles(_ reader: inout WireReader) throws(WireError) -> [Int32: SpeakerProfile] {
+        var profiles: [Int32: SpeakerProfile] = [:]
+        for _ in 0 ..< (try reader.count(minimumElementSize: 16, "profiles")) {
+            let speaker = try reader.i32()
+            let duration = try reader.f64()
+            profiles[speaker] = SpeakerProfile(embedding: try reader.floats(), durationSeconds: duration)
+        }
+        return profiles
+    }
+
     private static func write(_ turns: [ProviderTurn], _ writer: inout WireWriter) {
         writer.u32(UInt32(turns.count))
         for turn in turns {

@@ -187,7 +187,8 @@ final class WorkerServer: @unchecked Sendable {
     private static func reply(_ event: ProviderEvent, instance: UInt64, outbox: WorkerOutbox) {
         switch event {
         case .processed(let result):
-            outbox.send(.processed(instance: instance, sampleCount: result.sampleCount, cpuSeconds: result.cpuSeconds, turns: result.turns))
+            outbox.send(.processed(instance: instance, sampleCount: result.sampleCount, cpuSeconds: result.cpuSeconds, turns: result.turns,
+                                   profiles: result.profiles))
         case .finalized(let result):
             outbox.send(.finalized(instance: instance, cpuSeconds: result.cpuSeconds, turns: result.turns, profiles: result.profiles))
         case .failed(let error):

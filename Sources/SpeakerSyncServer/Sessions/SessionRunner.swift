@@ -436,6 +436,8 @@ final class SessionRunner: @unchecked Sendable {
             // Wall time from handing the chunk over to its turns (what the device waits for); CPU is the provider's.
             live!.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
             applyProviderTurns(chunk.turns)
+            // The periodic snapshot: stored now, so a resume after a crash knows these voices.
+            saveVoiceProfiles(chunk.profiles)
             resumeReceivingIfDrained()
         case .finalized(let result):
             live!.recordProcessing(cpuSeconds: result.cpuSeconds)
