@@ -88,16 +88,16 @@ import WebSocketTransport
 
     @Test func aStreamSurvivesTheServerBeingKilledAndStartedAgain() async throws {
         let database = try TestCluster.freshDatabase()
-        let first = try ServerProcess(databaseURL: database)
+        let first = try await Blocking.run { try ServerProcess(databaseURL: database) }
         let port = first.port
         let meeting = try Self.meeting(seed: 31)
         let holder = Holder()
         let report = try await Self.streamThrough(
             meeting, url: "ws://127.0.0.1:\(port)/v1/listen", token: first.adminKey, databaseURL: database, speed: 6, fraction: 0.3
         ) {
-            first.kill() // SIGKILL mid-stream: nothing flushed, the socket just dies
+            try await Blocking.run { first.kill() } // SIGKILL mid-stream: nothing flushed, the socket just dies
             try await Task.sleep(for: .milliseconds(500))
-            holder.server = try ServerProcess(databaseURL: database, port: port)
+            holder.server = try await Blocking.run { try ServerProcess(databaseURL: database, port: port) }
         }
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
         #expect(report.sessionCount >= 2)
@@ -110,7 +110,7 @@ import WebSocketTransport
 
     @Test func aStreamSurvivesTheNetworkDroppingEveryConnection() async throws {
         let database = try TestCluster.freshDatabase()
-        let server = try ServerProcess(databaseURL: database)
+        let server = try await Blocking.run { try ServerProcess(databaseURL: database) }
         let proxy = try TCPProxy(upstreamPort: server.port)
         let meeting = try Self.meeting(seed: 32)
         let report = try await Self.streamThrough(
@@ -132,16 +132,16 @@ import WebSocketTransport
         var clusterLogger = Logger(label: "pg-restart")
         clusterLogger.logLevel = .warning
         let cluster = EmbeddedPostgresCluster(dataDirectory: folder, logger: clusterLogger)
-        let database = try cluster.start()
+        let database = try await Blocking.run { try cluster.start() }
         defer { cluster.stop() }
-        let server = try ServerProcess(databaseURL: database)
+        let server = try await Blocking.run { try ServerProcess(databaseURL: database) }
         let meeting = try Self.meeting(seed: 33)
         let report = try await Self.streamThrough(
             meeting, url: "ws://127.0.0.1:\(server.port)/v1/listen", token: server.adminKey, databaseURL: database, speed: 6, fraction: 0.3
         ) {
-            cluster.stop()
+            try await Blocking.run { cluster.stop() }
             try await Task.sleep(for: .milliseconds(1500))
-            _ = try cluster.start()
+            _ = try await Blocking.run { try cluster.start() }
         }
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
         try Self.expectEveryWordOnce(meeting, databaseURL: database, conversationID: report.conversationID)
@@ -154,7 +154,7 @@ extension ResilienceEndToEndTests {
     /// transcript, and PostgreSQL holds every word once.
     @Test func theStreamCommandSurvivesAServerRestart() async throws {
         let database = try TestCluster.freshDatabase()
-        let first = try ServerProcess(databaseURL: database)
+        let first = try await Blocking.run { try ServerProcess(databaseURL: database) }
         let port = first.port
         let meeting = try Self.meeting(seed: 34)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-cli-\(UUID().uuidString.prefix(8))")
@@ -185,16 +185,16 @@ extension ResilienceEndToEndTests {
         var restarted: ServerProcess?
         for _ in 0..<3000 where restarted == nil {
             if let count = try? Self.storedWordCount(database, conversationID), count >= meeting.words.count * 3 / 10 {
-                first.kill()
+                try await Blocking.run { first.kill() }
                 try await Task.sleep(for: .milliseconds(500))
-                restarted = try ServerProcess(databaseURL: database, port: port)
+                restarted = try await Blocking.run { try ServerProcess(databaseURL: database, port: port) }
             } else {
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
         #expect(restarted != nil)
         let data = await printed.value
-        process.waitUntilExit()
+        try await Blocking.run { process.waitUntilExit() }
         #expect(process.terminationStatus == 0)
         let transcript = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
         let printedWords = (transcript?["utterances"] as? [[String: Any]] ?? []).flatMap { $0["words"] as? [[String: Any]] ?? [] }
@@ -240,7 +240,7 @@ extension ResilienceEndToEndTests {
         let duration = Double(meeting.audio.count) / Double(meeting.sampleRate)
         try await Task.sleep(for: .seconds(duration * 0.4 / 6))
         #expect(states.sawOffline)
-        let server = try ServerProcess(databaseURL: database, port: port, adminKey: adminKey)
+        let server = try await Blocking.run { try ServerProcess(databaseURL: database, port: port, adminKey: adminKey) }
         let report = try await offline
         #expect(report.outcome == .finalized, "\(String(describing: report.outcome)) \(report.errors)")
         #expect(report.sessionCount == 1)
@@ -272,7 +272,7 @@ extension ResilienceEndToEndTests {
         var agreements: [Bool: Double] = [:]
         for crash in [false, true] {
             let database = try TestCluster.freshDatabase()
-            let first = try ServerProcess(databaseURL: database)
+            let first = try await Blocking.run { try ServerProcess(databaseURL: database) }
             var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(first.port)/v1/listen", provider: "speakerkit", deviceID: "phone-sk")
             config.token = first.adminKey
             config.reconnect = ReconnectPolicy(initialDelaySeconds: 0.1, maxDelaySeconds: 1, maxAttempts: 200)
@@ -292,9 +292,9 @@ extension ResilienceEndToEndTests {
                             .query("SELECT count(*)::int AS n FROM speaker_profiles WHERE conversation_id = $1", [conversationID]).rows[0]
                             .decode(Int.self, column: "n")
                         #expect(profiles > 0, "no voice profile stored before the crash")
-                        first.kill()
+                        try await Blocking.run { first.kill() }
                         try await Task.sleep(for: .milliseconds(500))
-                        second = try ServerProcess(databaseURL: database, port: first.port)
+                        second = try await Blocking.run { try ServerProcess(databaseURL: database, port: first.port) }
                     } else {
                         try await Task.sleep(for: .milliseconds(20))
                     }
