@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ProviderIsolation
 import SpeakerSyncServer
 
 struct ServeCommand: AsyncParsableCommand {
@@ -9,6 +10,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var server: ServerOptions
 
     func run() async throws {
+        if ProcessInfo.processInfo.environment["SPEAKERSYNC_EXIT_WITH_PARENT"] == "1" { try ParentLifetime.exitWithParent() }
         let logger = makeLogger(level: server.logLevel)
         let app = SpeakerSyncApplication(config: try server.makeConfig(), logger: logger)
         let port = try app.start()

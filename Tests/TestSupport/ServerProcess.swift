@@ -30,6 +30,7 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         process.arguments = ["serve", "--port", "\(self.port)", "--database-url", databaseURL, "--log-level", "error"] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
+        environment["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed test run leaves no server behind
         process.environment = environment
         try process.run()
         var healthy = false
