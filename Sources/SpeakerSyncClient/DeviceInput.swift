@@ -1,22 +1,13 @@
 import DiarizationScoring
 import Foundation
+import SpeakerSyncKit
 import TranscriptMerge
 
 /// A word as a device's speech recogniser reports it: the merge's own `Word` (text, start, end, confidence).
 public typealias DeviceWord = Word
 
-/// A speaker turn a device computed itself (provider `device`).
-public struct DeviceSegment: Sendable, Equatable {
-    public var speaker: String
-    public var startSeconds: Double
-    public var endSeconds: Double
-
-    public init(speaker: String, startSeconds: Double, endSeconds: Double) {
-        self.speaker = speaker
-        self.startSeconds = startSeconds
-        self.endSeconds = endSeconds
-    }
-}
+/// A speaker turn a device computed itself (provider `device`): the device library's type.
+public typealias DeviceSegment = SpeakerSyncSegment
 
 /// One ASR result as a device sends it in a `words` message. SpeechAnalyzer first reports a volatile
 /// result for a stretch of audio and later a final one that replaces it under the same id.

@@ -177,9 +177,10 @@ public final class DeviceStreamer: Sendable {
             let sentSeconds = nextMessage >= audio.messages.count ? Double.infinity : Double(offset) / Double(sampleRate)
             var batch: [SpeakerSyncSegment] = []
             while nextSegment < sortedSegments.count, sortedSegments[nextSegment].endSeconds - offsetSeconds <= sentSeconds {
-                let segment = sortedSegments[nextSegment]
-                batch.append(SpeakerSyncSegment(speaker: segment.speaker, startSeconds: segment.startSeconds - offsetSeconds,
-                                            endSeconds: segment.endSeconds - offsetSeconds))
+                var segment = sortedSegments[nextSegment]
+                segment.startSeconds -= offsetSeconds
+                segment.endSeconds -= offsetSeconds
+                batch.append(segment)
                 nextSegment += 1
             }
             session.send(segments: batch)

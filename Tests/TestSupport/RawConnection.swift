@@ -14,10 +14,15 @@ public final class RawConnection {
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds` (a bound, not an assertion).
     public init(port: Int, timeoutSeconds: Int = 30) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket failed") }
+        fd = try Self.connectedSocket(port: port)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it).
+    static func connectedSocket(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -27,8 +32,9 @@ public final class RawConnection {
         }
         guard status == 0 else {
             close(fd)
-            throw Failure(description: "connect failed: \(String(cString: strerror(errno)))")
+            throw Failure(description: "connect to 127.0.0.1:\(port) failed: \(String(cString: strerror(errno)))")
         }
+        return fd
     }
 
     deinit { close(fd) }

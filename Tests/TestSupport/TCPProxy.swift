@@ -56,7 +56,7 @@ public final class TCPProxy: @unchecked Sendable {
         while !stopped.load(ordering: .relaxed) {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { if stopped.load(ordering: .relaxed) { return } else { continue } }
-            guard let upstream = try? Self.connect(port: upstreamPort) else { close(client); continue }
+            guard let upstream = try? RawConnection.connectedSocket(port: upstreamPort) else { close(client); continue }
             sockets.withLock { $0.formUnion([client, upstream]) }
             Thread.detachNewThread { [self] in pump(from: client, to: upstream) }
             Thread.detachNewThread { [self] in pump(from: upstream, to: client) }
@@ -81,21 +81,5 @@ public final class TCPProxy: @unchecked Sendable {
         // The other direction's pump closes its own source; each fd is closed once, here, after both stop.
         sockets.withLock { $0.remove(source) }
         close(source)
-    }
-
-    static func connect(port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let status = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard status == 0 else {
-            close(fd)
-            throw RawConnection.Failure(description: "proxy cannot reach 127.0.0.1:\(port)")
-        }
-        return fd
     }
 }
