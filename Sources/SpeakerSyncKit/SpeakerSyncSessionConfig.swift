@@ -44,7 +44,8 @@ public struct SpeakerSyncSessionConfig: Sendable {
         self.audioOffsetSeconds = nil
         self.reconnect = .default
         self.retentionSeconds = 900
-        self.openTimeoutSeconds = 10
+        // Generous: a first session may wait for a provider worker to start and load its models.
+        self.openTimeoutSeconds = 30
         self.spoolDirectory = nil
     }
 }

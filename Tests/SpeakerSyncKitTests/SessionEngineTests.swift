@@ -49,11 +49,29 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         var config = SpeakerSyncSessionConfig(url: "ws://fake/v1/listen", token: "sst_x", provider: "device", sampleRate: 100,
                                               conversationID: "c-1")
         config.reconnect = reconnect
+        // The test plays the server and answers when it gets to it: on a machine busy with other
+        // suites that can take longer than a real server's open timeout, which would reconnect.
+        config.openTimeoutSeconds = 600
         return SpeakerSyncSession(config: config, sockets: sockets, logger: Logger(label: "kit-test"))
     }
 
     static func sessionMessage(offset: Double, resumed: Bool) -> String {
         #"{"type":"session","conversation_id":"c-1","resumed":\#(resumed),"audio_offset_seconds":\#(offset)}"#
+    }
+
+    /// The session's outcome, or nil if it has not ended within `seconds` (a test never hangs on it).
+    static func outcome(of session: SpeakerSyncSession, within seconds: Double = 60) async -> SessionOutcome? {
+        await withTaskGroup(of: SessionOutcome?.self) { group in
+            group.addTask { await session.outcome() }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            session.stop() // ends the waiting outcome() task if the timer won
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Polls (bounded: 60 s, for a machine busy with other suites) until `condition` holds.
@@ -81,6 +99,7 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         #expect(first.binaries.map(\.count) == [200])
         let word = ((first.json("words").first?["words"] as? [[String: Any]])?.first)
         #expect((word?["start"] as? Double).map { abs($0 - 10.2) < 1e-9 } == true) // on the conversation timeline
+        session.stop()
     }
 
     @Test func aDropResendsTheAudioFromTheServersStoredEndAndOnlyUndeliveredResults() async throws {
@@ -104,6 +123,7 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         #expect(second.json("words").first?["result_id"] as? String == "r2") // "one" was stored: not sent again
         #expect(second.binaries.reduce(0) { $0 + $1.count } == 150 * 2) // samples 150..<300, 16-bit
         #expect(session.sessionCount == 2)
+        session.stop()
     }
 
     @Test func aRefusalEndsTheSessionWithoutRetrying() async throws {
@@ -114,7 +134,7 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         first.events(.opened)
         first.events(.text(#"{"type":"error","code":"unknown_provider","message":"no such provider","fatal":true}"#))
         first.events(.closed(code: 1008, reason: "unknown_provider"))
-        let outcome = await session.outcome()
+        let outcome = await Self.outcome(of: session)
         #expect(outcome == .refused(closeCode: 1008, code: "unknown_provider", message: "no such provider"))
         try await Task.sleep(for: .milliseconds(100))
         #expect(sockets.sockets.count == 1)
@@ -129,7 +149,7 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         first.events(.text(Self.sessionMessage(offset: 0, resumed: false)))
         session.send(diarized: [FluidSegment(speakerId: "S1", startTimeSeconds: 0, endTimeSeconds: 1)])
         #expect(try await Self.eventually { first.json("segments").count == 1 })
-        async let outcome = session.finish(timeoutSeconds: 30)
+        async let outcome = session.finish(timeoutSeconds: 120) // bounded: ends as .stopped if it never finalizes
         #expect(try await Self.eventually { first.json("finalize").count == 1 })
         first.events(.closed(code: 1006, reason: "lost before the final transcript"))
         let second = try await sockets.waitForSocket(2)
