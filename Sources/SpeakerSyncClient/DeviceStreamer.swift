@@ -107,7 +107,7 @@ public final class DeviceStreamer: Sendable {
     /// A client that can reach `config.url`: wss:// servers are verified against `config.caFilePath`
     /// (else the system store).
     public static func makeClient(for config: DeviceStreamConfig, logger: Logger) throws -> WebSocketClient {
-        try WebSocketClient(caFilePath: config.caFilePath, logger: logger)
+        try WebSocketClient(caFilePath: config.caFilePath, tls: config.url.hasPrefix("wss://"), logger: logger)
     }
 
     public init(client: WebSocketClient, config: DeviceStreamConfig, logger: Logger) {
@@ -231,8 +231,11 @@ public final class DeviceStreamer: Sendable {
 
     /// Waits for the first `session` message, or the reason there will be none.
     private func waitStarted(_ session: SpeakerSyncSession, inbox: StreamInbox) async throws {
-        let deadline = ContinuousClock.now + .seconds(config.reconnect.maxAttempts == 0 ? 30 : config.startTimeoutSeconds)
-        while ContinuousClock.now < deadline {
+        let deadline = ContinuousClock.now + .seconds(config.reconnect.maxAttempts == 0 ? 60 : config.startTimeoutSeconds)
+        while true {
+            // Checked once more after the deadline: a task starved past it (a busy machine) must not
+            // call a session that started meanwhile (on the session's own threads) a timeout.
+            let pastDeadline = ContinuousClock.now >= deadline
             switch session.connectionState {
             case .connected:
                 return
@@ -253,11 +256,13 @@ public final class DeviceStreamer: Sendable {
                     return
                 }
             default:
+                if pastDeadline {
+                    session.stop()
+                    throw DeviceStreamError("timed out waiting for the session to start")
+                }
                 try await Task.sleep(for: .milliseconds(2))
             }
         }
-        session.stop()
-        throw DeviceStreamError("timed out waiting for the session to start")
     }
 
     static func json(_ object: [String: Any]) -> String {

@@ -7,8 +7,9 @@ import WebSocketTransport
 public final class LWSSocketFactory: SessionSocketFactory {
     public let client: WebSocketClient
 
-    public init(caFilePath: String? = nil, logger: Logger) throws {
-        client = try WebSocketClient(caFilePath: caFilePath, logger: logger)
+    /// - Parameter tls: whether wss:// is used (default: when a CA file is given); see `WebSocketClient`.
+    public init(caFilePath: String? = nil, tls: Bool? = nil, logger: Logger) throws {
+        client = try WebSocketClient(caFilePath: caFilePath, tls: tls, logger: logger)
     }
 
     /// Shares an existing client (the CLI and tests run many sessions on one).

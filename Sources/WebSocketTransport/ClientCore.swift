@@ -65,6 +65,8 @@ final class ClientCore: @unchecked Sendable {
     let maxMessageBytes: Int
     /// CA file wss:// servers are verified against; nil: the OS trust store.
     let caFilePath: String?
+    /// Whether the context was made with TLS (wss:// connections possible).
+    let tls: Bool
     private(set) var runtime: ServiceRuntime<ClientCommand>!
     /// IDs are handed out by `connect` on the caller's thread.
     let nextID = Atomic<UInt64>(0)
@@ -72,14 +74,15 @@ final class ClientCore: @unchecked Sendable {
     private var connections: [UInt64: ClientConnection] = [:]
     private let scratch = WebSocketWriter.makeScratch()
 
-    init(maxMessageBytes: Int, caFilePath: String?, logger: Logger) {
+    init(maxMessageBytes: Int, caFilePath: String?, tls: Bool, logger: Logger) {
+        self.tls = tls
         self.maxMessageBytes = maxMessageBytes
         self.caFilePath = caFilePath
         self.logger = logger
     }
 
     func createContext() throws {
-        let context = try LWSContext(port: nil, iface: nil, tls: .client(caFilePath: caFilePath), callback: clientCallback,
+        let context = try LWSContext(port: nil, iface: nil, tls: tls ? .client(caFilePath: caFilePath) : nil, callback: clientCallback,
                                      rxBufferBytes: 64 * 1024,
                                      user: Unmanaged.passUnretained(self).toOpaque())
         runtime = ServiceRuntime(context: context)
@@ -151,6 +154,10 @@ final class ClientCore: @unchecked Sendable {
                 let hostHeader = strdup(url.port == url.defaultPort ? url.host : "\(url.host):\(url.port)")!
                 connection.cStrings = [host, path, hostHeader]
                 connections[id] = connection // before connecting: lws may call back synchronously
+                guard !url.isSecure || tls else {
+                    finish(id, code: nil, reason: "wss:// needs a client made with TLS (a CA file, or tls: true)")
+                    continue
+                }
                 if url.isSecure { connection.startHandshake() }
                 do {
                     try LWS.connect(context: runtime.context.pointer, host: host, port: url.port, path: path,

@@ -11,10 +11,13 @@ public final class WebSocketClient: Sendable {
     ///   - maxMessageBytes: incoming messages above this close the connection with 1009.
     ///   - caFilePath: PEM certificates that are the only trust anchors for wss:// servers; nil uses the
     ///     OS trust store. Checked here (`tls_file_unreadable`, `tls_file_invalid`).
-    public init(maxMessageBytes: Int = 64 << 20, caFilePath: String? = nil, logger: Logger) throws {
+    ///   - tls: whether this client can open wss:// connections; default: when a CA file is given.
+    ///     A TLS client context is not free here: lws 4.1.6 makes creating one wait for every wss://
+    ///     handshake in flight in the process (`TLSHandshakeGate`), so plain ws:// clients skip TLS.
+    public init(maxMessageBytes: Int = 64 << 20, caFilePath: String? = nil, tls: Bool? = nil, logger: Logger) throws {
         if let caFilePath { try TLSFiles.validateCAFile(caFilePath) }
         LWSLogRouter.install(logger)
-        core = ClientCore(maxMessageBytes: maxMessageBytes, caFilePath: caFilePath, logger: logger)
+        core = ClientCore(maxMessageBytes: maxMessageBytes, caFilePath: caFilePath, tls: tls ?? (caFilePath != nil), logger: logger)
         try core.createContext()
         try core.runtime.start(name: "lws-client", keepAlive: core)
     }

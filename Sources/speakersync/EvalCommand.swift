@@ -86,7 +86,7 @@ struct EvalCommand: AsyncParsableCommand {
         defer { app?.shutdown() }
         // Our own TLS server is usually self-signed: without --ca-file, trust its certificate.
         let caFile = tls.caFile ?? (url == nil ? server.tlsCertificate : nil)
-        let client = try WebSocketClient(caFilePath: caFile, logger: logger)
+        let client = try WebSocketClient(caFilePath: caFile, tls: serverURL.hasPrefix("wss://"), logger: logger)
         defer { client.shutdown() }
         var config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
                                 concurrency: concurrency, optionsJSON: options)

@@ -78,7 +78,7 @@ struct TLSTests {
         let handler = ScriptedHandler()
         let (server, port) = try startTLSServer(handler)
         defer { server.shutdown() }
-        let client = try WebSocketClient(logger: testLogger()) // the OS store does not know this certificate
+        let client = try WebSocketClient(tls: true, logger: testLogger()) // the OS store does not know this certificate
         defer { client.shutdown() }
 
         try await expectRefused(client, "wss://127.0.0.1:\(port)/v1/listen")
