@@ -98,8 +98,10 @@ public final class SpeakerSyncApplication: Sendable {
             if config.access.mode == .off {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
+            let metrics = ServerMetrics()
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
-                                 isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials, logger: logger)
+                                 isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
+                                 metrics: metrics, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port
@@ -113,7 +115,7 @@ public final class SpeakerSyncApplication: Sendable {
             manager.bind(SessionEnvironment(
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
-                serverInstance: backend.lease.instance, logger: logger, access: gate
+                serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics
             ))
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)

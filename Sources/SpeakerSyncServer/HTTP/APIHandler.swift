@@ -18,13 +18,15 @@ final class APIHandler: HTTPHandler, Sendable {
     private let gate: AccessGate
     /// Token and admin-key routes; nil on servers without credential storage (they answer 404).
     private let credentials: CredentialService?
+    private let metrics: ServerMetrics
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
     init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
          defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
-         logger: Logger) {
+         metrics: ServerMetrics = ServerMetrics(), logger: Logger) {
         self.gate = gate
+        self.metrics = metrics
         self.credentials = credentials
         self.isolation = isolation
         self.reader = reader
@@ -36,7 +38,14 @@ final class APIHandler: HTTPHandler, Sendable {
 
     /// Credentials and rate limits, checked by the transport before a body is read.
     func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        gate.admit(head)
+        let refusal = gate.admit(head)
+        if let refusal { count(head, status: refusal.status) }
+        return refusal
+    }
+
+    private func count(_ request: HTTPRequest, status: Int) {
+        let route = (try? APIRoute.match(method: request.method, path: request.path).get())?.name ?? "unmatched"
+        metrics.increment("speakersync_http_requests_total", ["route": route, "status": String(status)])
     }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
@@ -61,6 +70,7 @@ final class APIHandler: HTTPHandler, Sendable {
                 logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "error": "\(error)"])
                 response = Self.json(APIError(status: 503, code: "database_unavailable", message: "\(error)").jsonObject, status: 503)
             }
+            count(request, status: response.status)
             respond(response)
         }
     }
@@ -116,6 +126,11 @@ final class APIHandler: HTTPHandler, Sendable {
         switch route {
         case .health:
             return try health(detailed: true)
+        case .metrics:
+            var resident = ProcessMemory.residentBytes() ?? 0
+            for worker in providers.workers { resident += ProcessMemory.residentBytes(processID: worker.processID) ?? 0 }
+            metrics.set(gauge: "speakersync_resident_memory_bytes", [:], Double(resident))
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8))
         case .providers:
             return Self.json([
                 "providers": providers.providers.map { provider -> [String: Any] in

@@ -23,6 +23,29 @@ public enum APIRoute: Equatable, Sendable {
     case listAllTokens
     /// POST /v1/admin/key: a new admin key; the previous stored ones stop working (admin only).
     case rotateAdminKey
+    /// GET /metrics: Prometheus text exposition (any credential).
+    case metrics
+
+    /// A stable name for metrics labels (no ids: bounded cardinality).
+    public var name: String {
+        switch self {
+        case .health: "health"
+        case .providers: "providers"
+        case .listConversations: "list_conversations"
+        case .conversation: "conversation"
+        case .transcript: "transcript"
+        case .enrolPerson: "enrol_person"
+        case .listPeople: "list_people"
+        case .deletePerson: "delete_person"
+        case .saveSpeakerAsPerson: "save_speaker_as_person"
+        case .createDeviceToken: "create_device_token"
+        case .listDeviceTokens: "list_device_tokens"
+        case .revokeDeviceToken: "revoke_device_token"
+        case .listAllTokens: "list_tokens"
+        case .rotateAdminKey: "rotate_admin_key"
+        case .metrics: "metrics"
+        }
+    }
 
     /// Matches a request line; unknown paths are 404 and known paths with another method 405.
     public static func match(method: String, path: String) -> Result<APIRoute, APIError> {
@@ -30,6 +53,7 @@ public enum APIRoute: Equatable, Sendable {
         let matched: (route: APIRoute, methods: [String])?
         switch parts.count {
         case 1 where parts[0] == "healthz": matched = (.health, ["GET", "HEAD"])
+        case 1 where parts[0] == "metrics": matched = (.metrics, ["GET", "HEAD"])
         case 2 where parts == ["v1", "providers"]: matched = (.providers, ["GET", "HEAD"])
         case 2 where parts == ["v1", "conversations"]: matched = (.listConversations, ["GET", "HEAD"])
         case 2 where parts == ["v1", "tokens"]: matched = (.listAllTokens, ["GET", "HEAD"])

@@ -25,6 +25,8 @@ struct SessionEnvironment: Sendable {
     var logger: Logger
     /// Credentials and per-device limits (sessions per device are counted here).
     var access: AccessGate = AccessGate(config: AccessConfig(mode: .off), book: CredentialBook())
+    /// What `GET /metrics` reports.
+    var metrics: ServerMetrics = ServerMetrics()
     /// Audio queued for a session beyond this pauses reading from its socket until it drains.
     var backlogPauseBytes: Int = 8 << 20
     var backlogResumeBytes: Int = 2 << 20
@@ -66,6 +68,9 @@ final class SessionRunner: @unchecked Sendable {
     private var providerBacklogPaused = false
     /// The device whose session count this session holds (from its start until the socket closes).
     private var countedDevice: String?
+    /// The provider of a session that began (for its metrics when it ends), and the close code sent.
+    private var metricsProvider: String?
+    private var sentCloseCode: UInt16?
 
     // Shared with the service thread.
     private let backlogBytes = Atomic<Int>(0)
@@ -165,6 +170,23 @@ final class SessionRunner: @unchecked Sendable {
                 self.environment.access.sessionEnded(deviceID: device)
                 self.countedDevice = nil
             }
+            self.recordEnd()
+        }
+    }
+
+    /// Session metrics at the end: the close, and the per-session figures (RTF, label latencies).
+    private func recordEnd() {
+        guard let provider = metricsProvider else { return }
+        metricsProvider = nil
+        let metrics = environment.metrics
+        let labels = ["provider": provider]
+        metrics.increment("speakersync_sessions_ended_total", ["provider": provider, "close_code": sentCloseCode.map(String.init) ?? "peer"])
+        metrics.add(gauge: "speakersync_sessions_active", labels, -1)
+        if let stats = live?.stats() {
+            if let factor = stats.realTimeFactor {
+                metrics.observe("speakersync_provider_real_time_factor", labels, factor, buckets: ServerMetrics.factorBuckets)
+            }
+            for latency in stats.firstLabelLatenciesSeconds { metrics.observe("speakersync_word_label_latency_seconds", labels, latency) }
         }
     }
 
@@ -229,6 +251,7 @@ final class SessionRunner: @unchecked Sendable {
         case .send(let message):
             environment.transport.send(text: encoder.encode(message), to: connection)
         case .close(let code, let reason):
+            sentCloseCode = code
             environment.transport.close(connection, code: code, reason: reason)
         case .teardown(let reason):
             teardown(reason: endReason ?? Self.describe(reason))
@@ -312,6 +335,9 @@ final class SessionRunner: @unchecked Sendable {
             }
         }
         live = session
+        metricsProvider = request.provider
+        environment.metrics.increment("speakersync_sessions_started_total", ["provider": request.provider])
+        environment.metrics.add(gauge: "speakersync_sessions_active", ["provider": request.provider], 1)
         var step = PersistStep()
         step.conversation = session.conversation
         let resumed = stored != nil
@@ -435,6 +461,9 @@ final class SessionRunner: @unchecked Sendable {
         case .processed(let chunk):
             // Wall time from handing the chunk over to its turns (what the device waits for); CPU is the provider's.
             live!.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
+            for seconds in chunk.chunkWallSeconds {
+                environment.metrics.observe("speakersync_provider_chunk_seconds", ["provider": live!.request.provider], seconds)
+            }
             applyProviderTurns(chunk.turns)
             // The periodic snapshot: stored now, so a resume after a crash knows these voices.
             saveVoiceProfiles(chunk.profiles)
@@ -453,6 +482,7 @@ final class SessionRunner: @unchecked Sendable {
 
     private func words(_ message: WordsMessage) {
         guard live != nil else { return }
+        environment.metrics.increment("speakersync_words_received_total", by: Double(message.words.count))
         let arrived = message.words.indices.map { (id: WordID(message.resultID, $0), endSeconds: message.words[$0].endSeconds) }
         live!.labelLatency.wordsArrived(arrived, at: live!.nowSeconds)
         let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
@@ -642,6 +672,8 @@ final class SessionRunner: @unchecked Sendable {
     /// with this provider or another.
     private func providerFailed(_ error: PluginError) {
         logger.error("provider failed", metadata: ["error": "\(error)"])
+        environment.metrics.increment("speakersync_provider_failures_total",
+                                      ["provider": live?.request.provider ?? "unknown", "code": error.code.rawValue])
         let waiting = afterProviderFinal
         afterProviderFinal = nil
         live?.engine?.close()
@@ -723,7 +755,11 @@ final class SessionRunner: @unchecked Sendable {
                 case .success:
                     machine.storageRecovered()
                     stored = true
+                    if !step.changedWords.isEmpty {
+                        environment.metrics.increment("speakersync_words_stored_total", by: Double(step.changedWords.count))
+                    }
                 case .failure(let error):
+                    environment.metrics.increment("speakersync_store_failures_total")
                     logger.error("store write failed", metadata: ["error": "\(error)"])
                     run(machine.storageFailed(message: "words could not be stored yet: \(error)"))
                     stored = false

@@ -1,0 +1,132 @@
+import Foundation
+import Synchronization
+
+/// The server's counters, gauges and histograms, rendered in Prometheus' text exposition format
+/// (version 0.0.4) by `GET /metrics`. Hand-written: no metrics package is available offline here,
+/// and the format is small. Label values are provider ids, close codes, route names and statuses,
+/// never device or conversation ids (bounded cardinality; nothing a scraper should not see).
+public final class ServerMetrics: Sendable {
+    /// Upper bounds (seconds) of the latency histograms: 5 ms to 30 s.
+    public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+    /// Upper bounds of the real-time-factor histogram.
+    public static let factorBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+
+    struct Series: Hashable, Comparable {
+        var name: String
+        var labels: [String: String]
+
+        static func < (a: Series, b: Series) -> Bool { (a.name, a.labelText) < (b.name, b.labelText) }
+
+        var labelText: String {
+            guard !labels.isEmpty else { return "" }
+            return "{" + labels.sorted { $0.key < $1.key }.map { "\($0.key)=\"\(Self.escape($0.value))\"" }.joined(separator: ",") + "}"
+        }
+
+        static func escape(_ value: String) -> String {
+            value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        }
+    }
+
+    struct Histogram {
+        var bounds: [Double]
+        var counts: [UInt64]
+        var sum = 0.0
+        var count: UInt64 = 0
+
+        init(bounds: [Double]) {
+            self.bounds = bounds
+            counts = Array(repeating: 0, count: bounds.count)
+        }
+
+        mutating func observe(_ value: Double) {
+            for index in bounds.indices where value <= bounds[index] { counts[index] += 1 }
+            sum += value
+            count += 1
+        }
+    }
+
+    private struct State {
+        var counters: [Series: Double] = [:]
+        var gauges: [Series: Double] = [:]
+        var histograms: [Series: Histogram] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let help: [String: (type: String, text: String)] = [
+        "speakersync_sessions_started_total": ("counter", "Sessions started (or resumed), by provider."),
+        "speakersync_sessions_ended_total": ("counter", "Sessions ended, by provider and the close code the server sent (peer: the device closed or vanished)."),
+        "speakersync_sessions_active": ("gauge", "Sessions running now, by provider."),
+        "speakersync_words_received_total": ("counter", "Words received in words messages (volatile and final versions each count)."),
+        "speakersync_words_stored_total": ("counter", "Word rows committed to PostgreSQL (inserts and updates)."),
+        "speakersync_store_failures_total": ("counter", "Store steps that failed (the session goes on with stored:false)."),
+        "speakersync_provider_failures_total": ("counter", "Provider failures that ended a session, by provider and code."),
+        "speakersync_provider_chunk_seconds": ("histogram", "Per audio frame: from handing it to the provider to its turns coming back, by provider."),
+        "speakersync_provider_real_time_factor": ("histogram", "Per session: provider CPU seconds over audio seconds, by provider."),
+        "speakersync_word_label_latency_seconds": ("histogram", "Per labelled word: from having the word and its audio to the first update that gave it a speaker, by provider."),
+        "speakersync_http_requests_total": ("counter", "HTTP requests answered, by route and status."),
+        "speakersync_resident_memory_bytes": ("gauge", "Resident memory of the server process and its provider workers."),
+    ]
+
+    public init() {}
+
+    public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
+        state.withLock { $0.counters[Series(name: name, labels: labels), default: 0] += amount }
+    }
+
+    public func add(gauge name: String, _ labels: [String: String] = [:], _ amount: Double) {
+        state.withLock { $0.gauges[Series(name: name, labels: labels), default: 0] += amount }
+    }
+
+    public func set(gauge name: String, _ labels: [String: String] = [:], _ value: Double) {
+        state.withLock { $0.gauges[Series(name: name, labels: labels)] = value }
+    }
+
+    public func observe(_ name: String, _ labels: [String: String] = [:], _ value: Double, buckets: [Double] = ServerMetrics.latencyBuckets) {
+        guard value.isFinite else { return }
+        state.withLock { state in
+            let series = Series(name: name, labels: labels)
+            var histogram = state.histograms[series] ?? Histogram(bounds: buckets)
+            histogram.observe(value)
+            state.histograms[series] = histogram
+        }
+    }
+
+    /// The exposition text: HELP and TYPE once per family, then its series in a stable order.
+    public func render() -> String {
+        let snapshot = state.withLock { $0 }
+        var families: [String: [String]] = [:]
+        for (series, value) in snapshot.counters.sorted(by: { $0.key < $1.key }) {
+            families[series.name, default: []].append("\(series.name)\(series.labelText) \(Self.number(value))")
+        }
+        for (series, value) in snapshot.gauges.sorted(by: { $0.key < $1.key }) {
+            families[series.name, default: []].append("\(series.name)\(series.labelText) \(Self.number(value))")
+        }
+        for (series, histogram) in snapshot.histograms.sorted(by: { $0.key < $1.key }) {
+            var lines: [String] = []
+            for (bound, count) in zip(histogram.bounds, histogram.counts) {
+                var labels = series.labels
+                labels["le"] = Self.number(bound)
+                lines.append("\(series.name)_bucket\(Series(name: "", labels: labels).labelText) \(count)")
+            }
+            var infinite = series.labels
+            infinite["le"] = "+Inf"
+            lines.append("\(series.name)_bucket\(Series(name: "", labels: infinite).labelText) \(histogram.count)")
+            lines.append("\(series.name)_sum\(series.labelText) \(Self.number(histogram.sum))")
+            lines.append("\(series.name)_count\(series.labelText) \(histogram.count)")
+            families[series.name, default: []] += lines
+        }
+        var text = ""
+        for name in families.keys.sorted() {
+            if let (type, helpText) = help[name] {
+                text += "# HELP \(name) \(helpText)\n# TYPE \(name) \(type)\n"
+            }
+            text += families[name]!.joined(separator: "\n") + "\n"
+        }
+        return text
+    }
+
+    static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return String(value)
+    }
+}
