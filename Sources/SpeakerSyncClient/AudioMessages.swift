@@ -23,7 +23,7 @@ public struct AudioMessages: Sendable {
         var offset = 0
         while offset < audio.count {
             let end = min(audio.count, offset + max(1, chunkSamples))
-            messages.append((DeviceStreamer.pcm16(audio[offset..<end]), end))
+            messages.append((PCMEncoding.encode(audio[offset..<end], as: .pcmS16LE), end))
             offset = end
         }
         return AudioMessages(encoding: .pcmS16LE, sampleRate: sampleRate, messages: messages)

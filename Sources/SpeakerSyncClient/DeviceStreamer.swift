@@ -264,23 +264,6 @@ public final class DeviceStreamer: Sendable {
             }
         }
     }
-
-    static func json(_ object: [String: Any]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data(), as: UTF8.self)
-    }
-
-    static func pcm16(_ samples: ArraySlice<Float>) -> [UInt8] {
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(samples.count * 2)
-        for sample in samples {
-            let clipped = max(-1, min(1, sample.isFinite ? sample : 0))
-            let value = Int16((clipped * 32767).rounded())
-            let bits = UInt16(bitPattern: value)
-            bytes.append(UInt8(bits & 0xff))
-            bytes.append(UInt8(bits >> 8))
-        }
-        return bytes
-    }
 }
 
 /// Collects what the server sends, across reconnects, for the report; fed from the session's queue.
