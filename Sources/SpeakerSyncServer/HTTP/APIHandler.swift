@@ -39,20 +39,21 @@ final class APIHandler: HTTPHandler, Sendable {
     /// Credentials and rate limits, checked by the transport before a body is read.
     func admit(_ head: HTTPRequest) -> HTTPResponse? {
         let refusal = gate.admit(head)
-        if let refusal { count(head, status: refusal.status) }
+        if let refusal { count(APIRoute.match(method: head.method, path: head.path), status: refusal.status) }
         return refusal
     }
 
-    private func count(_ request: HTTPRequest, status: Int) {
-        let route = (try? APIRoute.match(method: request.method, path: request.path).get())?.name ?? "unmatched"
+    private func count(_ matched: Result<APIRoute, APIError>, status: Int) {
+        let route = (try? matched.get())?.name ?? "unmatched"
         metrics.increment("speakersync_http_requests_total", ["route": route, "status": String(status)])
     }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
         workers.async { [self] in
             let response: HTTPResponse
+            let matched = APIRoute.match(method: request.method, path: request.path)
             do {
-                switch APIRoute.match(method: request.method, path: request.path) {
+                switch matched {
                 case .failure(let error): throw error
                 case .success(.health):
                     // Open to probes; the details (worker processes, plugin paths) only with a credential.
@@ -70,31 +71,32 @@ final class APIHandler: HTTPHandler, Sendable {
                 logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "error": "\(error)"])
                 response = Self.json(APIError(status: 503, code: "database_unavailable", message: "\(error)").jsonObject, status: 503)
             }
-            count(request, status: response.status)
+            count(matched, status: response.status)
             respond(response)
         }
     }
 
     private func health(detailed: Bool) throws -> HTTPResponse {
-            try reader.checkHealth()
-            var health: [String: Any] = ["status": "ok", "database": "ok"]
-            guard detailed else { return Self.json(health) }
-            // resident_bytes counts the provider workers too: that is where sessions' models and state live.
-            let server = ProcessMemory.residentBytes()
-            var total = server
-            var workers: [[String: Any]] = []
-            for worker in providers.workers {
-                let resident = ProcessMemory.residentBytes(processID: worker.processID)
-                if let resident { total = (total ?? 0) + resident }
-                workers.append([
-                    "pid": Int(worker.processID), "plugin": worker.pluginPath, "sessions": worker.sessionCount,
-                    "resident_bytes": resident as Any? ?? NSNull(),
-                ])
-            }
-            if let total { health["resident_bytes"] = total }
-            if let server { health["server_resident_bytes"] = server }
-            health["provider_workers"] = workers
-            return Self.json(health)
+        try reader.checkHealth()
+        var health: [String: Any] = ["status": "ok", "database": "ok"]
+        guard detailed else { return Self.json(health) }
+        let memory = residentMemory()
+        if let total = memory.total { health["resident_bytes"] = total }
+        if let server = memory.server { health["server_resident_bytes"] = server }
+        health["provider_workers"] = memory.workers.map { worker, resident -> [String: Any] in
+            ["pid": Int(worker.processID), "plugin": worker.pluginPath, "sessions": worker.sessionCount,
+             "resident_bytes": resident as Any? ?? NSNull()]
+        }
+        return Self.json(health)
+    }
+
+    /// Resident memory of this process and of each provider worker (nil where it cannot be read), and
+    /// their sum: the workers count too, since that is where sessions' models and state live.
+    private func residentMemory() -> (server: Int?, workers: [(ProviderWorkerInfo, Int?)], total: Int?) {
+        let server = ProcessMemory.residentBytes()
+        let workers = providers.workers.map { ($0, ProcessMemory.residentBytes(processID: $0.processID)) }
+        let readable = ([server] + workers.map(\.1)).compactMap { $0 }
+        return (server, workers, readable.isEmpty ? nil : readable.reduce(0, +))
     }
 
     /// The device a request may act on: a device token's own (a different `device_id` parameter is
@@ -127,9 +129,7 @@ final class APIHandler: HTTPHandler, Sendable {
         case .health:
             return try health(detailed: true)
         case .metrics:
-            var resident = ProcessMemory.residentBytes() ?? 0
-            for worker in providers.workers { resident += ProcessMemory.residentBytes(processID: worker.processID) ?? 0 }
-            metrics.set(gauge: "speakersync_resident_memory_bytes", [:], Double(resident))
+            metrics.set(gauge: "speakersync_resident_memory_bytes", [:], Double(residentMemory().total ?? 0))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8))
         case .providers:
             return Self.json([
