@@ -43,16 +43,7 @@ public struct LiveTranscript: Sendable {
     public mutating func apply(_ message: [String: Any]) -> [LabelledDeviceWord] {
         switch message["type"] as? String {
         case "transcript":
-            lastRevision = (message["revision"] as? NSNumber)?.intValue ?? lastRevision
-            if message["final"] as? Bool == true { isFinal = true }
-            for id in message["removed"] as? [String] ?? [] { utterancesByID[id] = nil }
-            var carried: [LabelledDeviceWord] = []
-            for item in message["upserted"] as? [[String: Any]] ?? [] {
-                guard let utterance = Self.utterance(item) else { continue }
-                utterancesByID[utterance.id] = utterance
-                carried += utterance.words
-            }
-            return carried
+            return applyTranscript(message).flatMap(\.words)
         case "speakers":
             for item in message["speakers"] as? [[String: Any]] ?? [] {
                 if let label = item["label"] as? String { speakerNames[label] = item["name"] as? String ?? label }
@@ -61,6 +52,17 @@ public struct LiveTranscript: Sendable {
         default:
             return []
         }
+    }
+
+    /// Applies a `transcript` message; returns the utterances it upserted, parsed once for whoever
+    /// also passes them on (the session's event stream).
+    mutating func applyTranscript(_ message: [String: Any]) -> [LiveUtterance] {
+        lastRevision = (message["revision"] as? NSNumber)?.intValue ?? lastRevision
+        if message["final"] as? Bool == true { isFinal = true }
+        for id in message["removed"] as? [String] ?? [] { utterancesByID[id] = nil }
+        let upserted = (message["upserted"] as? [[String: Any]] ?? []).compactMap(Self.utterance)
+        for utterance in upserted { utterancesByID[utterance.id] = utterance }
+        return upserted
     }
 
     static func utterance(_ item: [String: Any]) -> LiveUtterance? {

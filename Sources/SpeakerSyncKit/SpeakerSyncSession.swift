@@ -261,12 +261,13 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         case "session":
             began(object, on: connection)
         case "transcript":
-            let carried = liveTranscript.apply(object)
+            let upserted = liveTranscript.applyTranscript(object)
             if let origin {
-                for word in carried where word.stored { ledger.confirm(text: word.text, startSeconds: word.startSeconds - origin) }
+                for word in upserted.flatMap(\.words) where word.stored {
+                    ledger.confirm(text: word.text, startSeconds: word.startSeconds - origin)
+                }
                 if ledger.resultCount > 256 { ledger.compact() }
             }
-            let upserted = (object["upserted"] as? [[String: Any]] ?? []).compactMap(LiveTranscript.utterance)
             continuation.yield(.transcript(upserted: upserted, removed: object["removed"] as? [String] ?? [],
                                            isFinal: object["final"] as? Bool == true))
         case "speakers":
