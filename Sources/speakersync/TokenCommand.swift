@@ -84,10 +84,10 @@ struct TokenCommand: ParsableCommand {
             // The key was read from a file: that file now holds the new one (still 0600), or the next
             // command would present the revoked key.
             if let source {
-                if FileManager.default.createFile(atPath: source + ".new", contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]),
-                   rename(source + ".new", source) == 0 {
+                do {
+                    try AdminKeyFile.write(key, to: source)
                     note += "; \(source) holds the new key"
-                } else {
+                } catch {
                     note += "; could not update \(source): it still holds the old key"
                 }
             }

@@ -119,17 +119,11 @@ final class CredentialService: @unchecked Sendable {
         onRevoked.withLock { $0 }?(principals)
     }
 
-    /// Writes a generated admin key where the operator can find it: a new file, mode 0600, in a folder
-    /// created 0700 when missing. Returns the path, or nil (and says why) when it cannot.
+    /// Writes a generated admin key where the operator can find it (`AdminKeyFile`). Returns the path,
+    /// or nil (and says why) when it cannot: the key is then only printed.
     static func writeKeyFile(_ key: Credential, path: String, logger: Logger) -> String? {
-        let url = URL(fileURLWithPath: path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-            try? FileManager.default.removeItem(at: url)
-            guard FileManager.default.createFile(atPath: path, contents: Data((key.text + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
+            try AdminKeyFile.write(key.text, to: path)
             return path
         } catch {
             logger.warning("cannot write the admin key file; it is only printed", metadata: ["path": "\(path)", "error": "\(error)"])
