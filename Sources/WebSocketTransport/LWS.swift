@@ -296,12 +296,7 @@ enum LWS {
         try check(lws_add_http_header_content_length(wsi, lws_filepos_t(contentLength), &cursor, end), "content-length header")
         var headers = extraHeaders
         if closeConnection { headers.append(("connection", "close")) }
-        for (name, value) in headers {
-            var nameBytes = Array((name.lowercased() + ":").utf8) + [0]
-            var valueBytes = Array(value.utf8)
-            try check(lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end),
-                      "header \(name)")
-        }
+        try addHeaders(wsi, headers, cursor: &cursor, end: end)
         try check(lws_finalize_http_header(wsi, &cursor, end), "lws_finalize_http_header")
         guard let cursor else { throw TransportError(.lwsCallFailed, "header cursor lost") }
         let count = cursor - start
@@ -334,11 +329,17 @@ enum LWS {
         guard let cursor else { throw TransportError(.lwsCallFailed, "no header cursor") }
         let position = cursor.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         guard let start = position.pointee else { throw TransportError(.lwsCallFailed, "no header buffer") }
-        let end = start + remaining
+        try addHeaders(wsi, headers, cursor: &position.pointee, end: start + remaining)
+    }
+
+    /// Adds `name: value` headers (names lower-cased) at `cursor`, which lws advances; a server
+    /// response and a client's upgrade request both build their headers this way.
+    private static func addHeaders(_ wsi: OpaquePointer, _ headers: [(String, String)], cursor: inout UnsafeMutablePointer<UInt8>?,
+                                   end: UnsafeMutablePointer<UInt8>) throws {
         for (name, value) in headers {
             var nameBytes = Array((name.lowercased() + ":").utf8) + [0]
             var valueBytes = Array(value.utf8)
-            if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), position, end) != 0 {
+            if lws_add_http_header_by_name(wsi, &nameBytes, &valueBytes, Int32(valueBytes.count), &cursor, end) != 0 {
                 throw TransportError(.lwsCallFailed, "header \(name) does not fit")
             }
         }
