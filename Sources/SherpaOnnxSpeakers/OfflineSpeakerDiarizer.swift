@@ -52,7 +52,7 @@ public final class OfflineSpeakerDiarizer: @unchecked Sendable {
         try SherpaOnnxModelCheck.embeddingModel(embedding, path: embeddingModelPath)
         let api = try SherpaOnnxSpeakerAPI.load(directory: libraryDirectory ?? VendorLocation.sherpaLibraryDirectory())
         let created: OpaquePointer? = Self.withConfig(
-            segmentationModelPath, embeddingModelPath, clustering, threads) { config in api.createDiarization(&config) }
+            segmentationModelPath, embeddingModelPath, clustering, threads) { config in api.library.serialisingLifecycle { api.createDiarization(&config) } }
         guard let created else {
             throw SherpaOnnxSpeakersError(.createFailed, "sherpa-onnx could not create the diarization from \(segmentationModelPath) and \(embeddingModelPath)")
         }
@@ -64,7 +64,7 @@ public final class OfflineSpeakerDiarizer: @unchecked Sendable {
     }
 
     deinit {
-        api.destroyDiarization(handle)
+        api.library.serialisingLifecycle { api.destroyDiarization(handle) }
     }
 
     /// Diarizes `samples` (mono, at `sampleRate`) with `clustering`; segments sorted by start.

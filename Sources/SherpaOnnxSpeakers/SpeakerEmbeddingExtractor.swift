@@ -27,7 +27,7 @@ public final class SpeakerEmbeddingExtractor: @unchecked Sendable {
         let created: OpaquePointer? = modelPath.withCString { path in
             "cpu".withCString { provider in
                 var config = SherpaOnnxSpeakerEmbeddingExtractorConfig(model: path, num_threads: Int32(max(1, threads)), debug: 0, provider: provider)
-                return api.createExtractor(&config)
+                return api.library.serialisingLifecycle { api.createExtractor(&config) }
             }
         }
         guard let created else {
@@ -36,7 +36,7 @@ public final class SpeakerEmbeddingExtractor: @unchecked Sendable {
         let handle = created
         let reported = Int(api.extractorDimension(handle))
         guard reported == dimension else {
-            api.destroyExtractor(handle)
+            api.library.serialisingLifecycle { api.destroyExtractor(handle) }
             throw SherpaOnnxSpeakersError(.invalidModel, "\(modelPath): sherpa-onnx reports \(reported) dimensions, its metadata \(dimension)")
         }
         self.modelPath = modelPath
@@ -47,7 +47,7 @@ public final class SpeakerEmbeddingExtractor: @unchecked Sendable {
     }
 
     deinit {
-        api.destroyExtractor(handle)
+        api.library.serialisingLifecycle { api.destroyExtractor(handle) }
     }
 
     /// The embedding of 16 kHz mono samples. Throws `.invalidAudio` for audio too short or non-finite.

@@ -39,6 +39,13 @@ public final class SherpaOnnxLibrary: @unchecked Sendable {
     private let destroySegmentFunction: SherpaOnnxDestroySpeechSegmentFn
     private let resetFunction: SherpaOnnxVoiceActivityDetectorResetFn
     private let flushFunction: SherpaOnnxVoiceActivityDetectorFlushFn
+    /// Held around every create and destroy of a sherpa-onnx object (detector, extractor, diarizer).
+    /// Why: each of those builds or releases onnxruntime's process-wide environment (reference counted,
+    /// with one default logging manager), and a create racing a destroy on another thread can find the
+    /// old logging manager still registered: onnxruntime then refuses with "Only one instance of
+    /// LoggingManager created with InstanceType::Default can exist" and the model fails to load. Seen
+    /// in CI when two suites made and dropped models at once. Inference calls do not take it.
+    private let lifecycleLock = NSLock()
 
     /// The layout sherpa_onnx_vad.h mirrors; another release may have moved struct members.
     static let supportedVersion = SPEAKERSYNC_SHERPA_ONNX_VERSION
@@ -129,6 +136,14 @@ public final class SherpaOnnxLibrary: @unchecked Sendable {
         return handle
     }
 
+    /// Runs `body` (a create or destroy of a sherpa-onnx object) while no other thread creates or
+    /// destroys one; see `lifecycleLock` for why.
+    public func serialisingLifecycle<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lifecycleLock.lock()
+        defer { lifecycleLock.unlock() }
+        return try body()
+    }
+
     /// A function of the library, for the parts of its C API other modules call; throws
     /// `missingSymbol` naming it when this build of the library lacks it.
     public func function<T>(_ name: String, as type: T.Type) throws(VoiceActivityError) -> T {
@@ -156,7 +171,7 @@ public final class SherpaOnnxLibrary: @unchecked Sendable {
                 raw.num_threads = Int32(config.numThreads)
                 raw.provider = provider
                 raw.debug = 0
-                return createFunction(&raw, bufferSeconds)
+                return serialisingLifecycle { createFunction(&raw, bufferSeconds) }
             }
         }
         guard let detector else {
@@ -169,7 +184,7 @@ public final class SherpaOnnxLibrary: @unchecked Sendable {
     }
 
     func destroyDetector(_ detector: OpaquePointer) {
-        destroyFunction(detector)
+        serialisingLifecycle { destroyFunction(detector) }
     }
 
     /// `samples.count` must fit in Int32; callers pass one window at a time.
