@@ -125,8 +125,13 @@ let package = Package(
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec",
+            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
+                       "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {
+            // The developer console, compiled in (see ConsoleAssets).
+            .embedInCode("Console/Assets/\($0)")
+        }),
         .target(name: "SpeakerSyncEval", dependencies: [
             "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport",
             .product(name: "Logging", package: "swift-log"),

@@ -26,6 +26,11 @@ public struct EvalConfig: Sendable {
     /// The credential the sessions and the memory probe present (a device token for
     /// `speakersync-eval`, or the admin key); nil for a server with `--auth off`.
     public var token: String?
+    /// The device the sessions run as (a device token's own device when `token` is one).
+    public var deviceID: String
+    /// Whether a short warm-up session runs first so one-time costs are not charged to the first file;
+    /// off for the console's test recordings (one file, and the warm-up would be a stored conversation).
+    public var warmUp: Bool
 
     public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {
         self.serverURL = serverURL
@@ -35,6 +40,8 @@ public struct EvalConfig: Sendable {
         self.optionsJSON = optionsJSON
         self.chunkSeconds = 0.1
         self.memoryPollSeconds = 0.1
+        self.deviceID = "speakersync-eval"
+        self.warmUp = true
     }
 
     var listenURL: String { serverURL + "/v1/listen" }
@@ -64,7 +71,7 @@ public final class EvalRunner: Sendable {
         let width = max(1, config.concurrency)
         // Warm-up: one short session first, so one-time costs of the server process (the provider's
         // lazily touched model pages, BLAS buffers, session threads) are not charged to the first file.
-        if var warmUp = recordings.first {
+        if config.warmUp, var warmUp = recordings.first {
             let samples = min(warmUp.audio.samples.count, 5 * warmUp.audio.sampleRate)
             warmUp.audio = AudioBuffer(samples: Array(warmUp.audio.samples.prefix(samples)), sampleRate: warmUp.audio.sampleRate)
             warmUp.words = []
@@ -92,7 +99,7 @@ public final class EvalRunner: Sendable {
                 }
                 let evaluation = FileEvaluation(
                     recording: recording, transcript: report.transcript, stats: stats, memoryPerSessionBytes: perSession,
-                    errors: report.errors.map { "\($0.code): \($0.message)" })
+                    conversationID: report.conversationID, errors: report.errors.map { "\($0.code): \($0.message)" })
                 progress(evaluation)
                 results.append(evaluation)
             }
@@ -101,8 +108,9 @@ public final class EvalRunner: Sendable {
     }
 
     private func stream(_ recording: EvalRecording) async throws -> StreamReport {
-        var streamConfig = DeviceStreamConfig(url: config.listenURL, provider: config.provider, deviceID: "speakersync-eval")
+        var streamConfig = DeviceStreamConfig(url: config.listenURL, provider: config.provider, deviceID: config.deviceID)
         streamConfig.token = config.token
+        streamConfig.conversationID = recording.conversationID
         streamConfig.reconnect = .default // a recording survives a server restart (SpeakerSyncKit)
         streamConfig.startTimeoutSeconds = 60
         streamConfig.speed = config.speed

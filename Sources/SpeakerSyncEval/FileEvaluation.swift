@@ -30,10 +30,14 @@ public struct FileEvaluation: Sendable {
     /// Server resident memory growth while this recording streamed, divided by the sessions running at once.
     public var memoryPerSessionBytes: Int?
     public var errors: [String]
+    /// The conversation the session stored (nil when the caller did not say).
+    public var conversationID: String?
+    /// The final turns the server reported, scored above; kept for a timeline of truth against result.
+    public var finalTurns: [SpeakerSegment]
 
     /// Scores one streamed session against its recording's truth.
     public init(recording: EvalRecording, transcript: LiveTranscript, stats: ReceivedStats,
-                memoryPerSessionBytes: Int?, errors: [String]) {
+                memoryPerSessionBytes: Int?, conversationID: String? = nil, errors: [String]) {
         id = recording.id
         audioSeconds = recording.audioSeconds
         let collar = DERConfig(collarSeconds: 0.25, skipOverlap: false)
@@ -71,6 +75,8 @@ public struct FileEvaluation: Sendable {
         realTimeFactor = stats.realTimeFactor
         self.memoryPerSessionBytes = memoryPerSessionBytes
         self.errors = errors
+        self.conversationID = conversationID
+        finalTurns = stats.finalTurns
     }
 
     static func key(_ word: ScoredWord) -> String {

@@ -99,9 +99,10 @@ public final class SpeakerSyncApplication: Sendable {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
             let metrics = ServerMetrics()
+            let testRecordings = TestRecordingService(logger: logger)
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
-                                 metrics: metrics, logger: logger)
+                                 metrics: metrics, sessions: manager, testRecordings: testRecordings, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port
@@ -120,6 +121,7 @@ public final class SpeakerSyncApplication: Sendable {
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)
             let port = try server.start()
+            testRecordings.bind(Self.loopbackEndpoint(host: config.host, port: port, tls: tls))
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
                              credentials: credentials, port: port,
@@ -138,6 +140,13 @@ public final class SpeakerSyncApplication: Sendable {
     }
 
     public var port: Int? { state.withLock { $0?.port } }
+
+    /// Where the console's test recordings connect: this server itself, on loopback when it listens on
+    /// every address. Behind TLS they trust the server's own certificate, which must then name the host.
+    static func loopbackEndpoint(host: String, port: Int, tls: TLSFiles?) -> TestRecordingService.Endpoint {
+        let address = ["", "0.0.0.0", "::", "*"].contains(host) ? "127.0.0.1" : (host.contains(":") ? "[\(host)]" : host)
+        return TestRecordingService.Endpoint(url: "\(tls == nil ? "ws" : "wss")://\(address):\(port)", caFilePath: tls?.certificatePath)
+    }
 
     /// Creates a device token (what `POST /v1/devices/{id}/tokens` does), for the demo and tests that
     /// run the server in-process. Returns the token text, shown once.

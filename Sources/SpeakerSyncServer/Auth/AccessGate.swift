@@ -41,7 +41,7 @@ public final class AccessGate: Sendable {
     /// The transport's early check of an HTTP request (before its body is read): 401 without a valid
     /// credential, 429 over the rate. `/healthz` is open (it answers less without a credential).
     func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        if head.path == "/healthz" { return nil }
+        if head.path == "/healthz" || ConsoleAssets.isConsolePath(head.path) { return nil }
         switch principal(httpHeaders: head.headers) {
         case .failure(let error):
             return APIHandler.json(error.jsonObject, status: error.status, headers: [("www-authenticate", #"Bearer realm="speakersync""#)])

@@ -70,6 +70,8 @@ extension TranscriptDocument {
                             "start": Self.milliseconds(word.startSeconds),
                             "end": Self.milliseconds(word.endSeconds),
                             "speaker": word.speaker as Any? ?? NSNull(),
+                            // How sure the merger is of the label: the console marks low ones.
+                            "speaker_confidence": word.speakerConfidence.map(Self.milliseconds) as Any? ?? NSNull(),
                         ]
                     },
                 ]

@@ -19,12 +19,18 @@ final class APIHandler: HTTPHandler, Sendable {
     /// Token and admin-key routes; nil on servers without credential storage (they answer 404).
     private let credentials: CredentialService?
     private let metrics: ServerMetrics
+    /// The running sessions, for the console (nil: none are listed).
+    private let sessions: SessionManager?
+    private let testRecordings: TestRecordingService?
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
     init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
          defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
-         metrics: ServerMetrics = ServerMetrics(), logger: Logger) {
+         metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
+         testRecordings: TestRecordingService? = nil, logger: Logger) {
+        self.sessions = sessions
+        self.testRecordings = testRecordings
         self.gate = gate
         self.metrics = metrics
         self.credentials = credentials
@@ -55,6 +61,9 @@ final class APIHandler: HTTPHandler, Sendable {
             do {
                 switch matched {
                 case .failure(let error): throw error
+                case .success(.console(let file)):
+                    // The page and its scripts hold no data; the page signs in to call everything else.
+                    response = ConsoleAssets.response(file: file)
                 case .success(.health):
                     // Open to probes; the details (worker processes, plugin paths) only with a credential.
                     let principal = try? gate.principal(httpHeaders: request.headers).get()
@@ -188,6 +197,27 @@ final class APIHandler: HTTPHandler, Sendable {
                 .answer(route, request, as: principal)
         case .createDeviceToken, .listDeviceTokens, .revokeDeviceToken, .listAllTokens, .rotateAdminKey:
             return try TokenRoutes(credentials: try requireAdmin(principal), logger: logger).answer(route, request)
+        case .console(let file):
+            return ConsoleAssets.response(file: file)
+        case .whoami:
+            return Self.json([
+                "role": principal.isAdmin ? "admin" : "device",
+                "device_id": principal.deviceID as Any? ?? NSNull(),
+                "auth": gate.config.mode == .required ? "required" : "off",
+                "default_provider": defaultProvider as Any? ?? NSNull(),
+            ])
+        case .liveSessions:
+            let live = sessions?.liveSessions(visibleTo: principal) ?? []
+            return Self.json(["sessions": live.map { $0.jsonObject() }])
+        case .liveSession(let id):
+            guard let snapshot = sessions?.liveSession(conversationID: id, visibleTo: principal) else {
+                throw APIError(status: 404, code: "session_not_found", message: "no session of conversation '\(id)' is running on this server")
+            }
+            return Self.json(snapshot.jsonObject())
+        case .startTestRecording, .listTestRecordings, .testRecording:
+            guard let testRecordings else { throw APIError(status: 404, code: "not_found", message: "this server runs no test recordings") }
+            return try TestRecordingRoutes(service: testRecordings, providers: providers, defaultProvider: defaultProvider)
+                .answer(route, request, as: principal)
         }
     }
 

@@ -25,6 +25,20 @@ public enum APIRoute: Equatable, Sendable {
     case rotateAdminKey
     /// GET /metrics: Prometheus text exposition (any credential).
     case metrics
+    /// GET / and GET /console/{file}: the developer console's page and its scripts (open: they hold no data).
+    case console(file: String)
+    /// GET /v1/whoami: what the presented credential acts as (the console adapts to it).
+    case whoami
+    /// GET /v1/sessions: the sessions running on this server now, with their figures.
+    case liveSessions
+    /// GET /v1/sessions/{conversation_id}: one running session with its transcript as it is now.
+    case liveSession(conversationID: String)
+    /// POST /v1/test-recordings: synthesise a meeting and stream it through providers (202).
+    case startTestRecording
+    /// GET /v1/test-recordings: recent test recordings.
+    case listTestRecordings
+    /// GET /v1/test-recordings/{id}: one test recording's progress, truth and per-provider scores.
+    case testRecording(id: String)
 
     /// A stable name for metrics labels (no ids: bounded cardinality).
     public var name: String {
@@ -44,6 +58,13 @@ public enum APIRoute: Equatable, Sendable {
         case .listAllTokens: "list_tokens"
         case .rotateAdminKey: "rotate_admin_key"
         case .metrics: "metrics"
+        case .console: "console"
+        case .whoami: "whoami"
+        case .liveSessions: "live_sessions"
+        case .liveSession: "live_session"
+        case .startTestRecording: "start_test_recording"
+        case .listTestRecordings: "list_test_recordings"
+        case .testRecording: "test_recording"
         }
     }
 
@@ -52,6 +73,14 @@ public enum APIRoute: Equatable, Sendable {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
         let matched: (route: APIRoute, methods: [String])?
         switch parts.count {
+        case 0: matched = (.console(file: ConsoleAssets.indexFile), ["GET", "HEAD"])
+        case 2 where parts[0] == "console": matched = (.console(file: parts[1]), ["GET", "HEAD"])
+        case 2 where parts == ["v1", "whoami"]: matched = (.whoami, ["GET", "HEAD"])
+        case 2 where parts == ["v1", "sessions"]: matched = (.liveSessions, ["GET", "HEAD"])
+        case 3 where parts[0] == "v1" && parts[1] == "sessions": matched = (.liveSession(conversationID: parts[2]), ["GET", "HEAD"])
+        case 2 where parts == ["v1", "test-recordings"]:
+            matched = method == "POST" ? (.startTestRecording, ["POST"]) : (.listTestRecordings, ["GET", "HEAD", "POST"])
+        case 3 where parts[0] == "v1" && parts[1] == "test-recordings": matched = (.testRecording(id: parts[2]), ["GET", "HEAD"])
         case 1 where parts[0] == "healthz": matched = (.health, ["GET", "HEAD"])
         case 1 where parts[0] == "metrics": matched = (.metrics, ["GET", "HEAD"])
         case 2 where parts == ["v1", "providers"]: matched = (.providers, ["GET", "HEAD"])

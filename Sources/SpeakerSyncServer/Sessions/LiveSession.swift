@@ -38,6 +38,8 @@ struct LiveSession {
     var labelLatency = LabelLatencyTracker()
     var liveTurns = LiveTurnTimeline()
     private let clockOrigin = ContinuousClock.now
+    /// When the session began (wall clock), for the console's list of live sessions.
+    let startedAt = Date()
 
     init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig) {
         self.request = request

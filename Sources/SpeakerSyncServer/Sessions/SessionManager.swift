@@ -74,4 +74,24 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     var connectionCount: Int { runners.withLock { $0.count } }
+
+    /// The started sessions `principal` may see (a device token: its own device's), newest first.
+    /// Blocks on each session's queue for a moment: HTTP workers only.
+    func liveSessions(visibleTo principal: Principal) -> [LiveSessionSnapshot] {
+        let open = runners.withLock { Array($0.values) }
+        return open.compactMap { $0.snapshot(includeTranscript: false) }
+            .filter { principal.deviceID == nil || principal.deviceID == $0.deviceID }
+            .sorted { $0.startedAt > $1.startedAt }
+    }
+
+    /// One live conversation with its transcript, if it runs here and `principal` may see it.
+    func liveSession(conversationID: String, visibleTo principal: Principal) -> LiveSessionSnapshot? {
+        let open = runners.withLock { Array($0.values) }
+        for runner in open {
+            guard let snapshot = runner.snapshot(includeTranscript: false), snapshot.conversationID == conversationID,
+                  principal.deviceID == nil || principal.deviceID == snapshot.deviceID else { continue }
+            return runner.snapshot(includeTranscript: true)
+        }
+        return nil
+    }
 }

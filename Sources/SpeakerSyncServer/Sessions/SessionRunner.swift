@@ -804,6 +804,31 @@ final class SessionRunner: @unchecked Sendable {
     }
 }
 
+// MARK: Console (any thread but the session's queue)
+
+extension SessionRunner {
+    /// The session as the console shows it, or nil before its start was accepted. Waits for the
+    /// session's queue, so call it from an HTTP worker, never from the queue or the service thread.
+    func snapshot(includeTranscript: Bool) -> LiveSessionSnapshot? {
+        queue.sync { () -> LiveSessionSnapshot? in
+            guard let live, !released else { return nil }
+            let stats = live.stats()
+            var names: [String: String] = [:]
+            for speaker in live.speakers.speakers { names[speaker.label] = speaker.name }
+            return LiveSessionSnapshot(
+                conversationID: live.conversationID, deviceID: live.request.deviceID, provider: live.request.provider,
+                startedAt: live.startedAt, audioSeconds: stats.audioSeconds, wordCount: stats.wordCount,
+                unlabelledWordCount: stats.unlabelledWordCount, speakerCount: stats.speakerCount,
+                realTimeFactor: stats.realTimeFactor, firstLabelLatenciesSeconds: stats.firstLabelLatenciesSeconds,
+                recentChunkSeconds: Array(stats.chunkProcessingSeconds.suffix(LiveSessionSnapshot.recentChunkLimit)),
+                finalized: live.finalized,
+                transcript: includeTranscript
+                    ? TranscriptDocument(conversationID: live.conversationID, utterances: live.merger.utterances, names: names)
+                    : nil)
+        }
+    }
+}
+
 /// Whether a step's continuation already ran; only touched on the session's queue.
 private final class DeliveryFlag: @unchecked Sendable {
     var value = false

@@ -1,0 +1,50 @@
+// The server's HTTP API as the console calls it: every request carries the signed-in credential.
+// The credential lives in sessionStorage (this tab only), never in a URL or a cookie.
+
+const storageKey = "speakersync.token";
+
+export class APIError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export const credential = {
+  get: () => sessionStorage.getItem(storageKey) || "",
+  set: (token) => sessionStorage.setItem(storageKey, token),
+  clear: () => sessionStorage.removeItem(storageKey),
+};
+
+async function request(method, path, body) {
+  const headers = {};
+  const token = credential.get();
+  if (token) headers["Authorization"] = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const type = response.headers.get("content-type") || "";
+  if (!response.ok) {
+    let code = "http_" + response.status, message = response.statusText;
+    if (type.startsWith("application/json")) {
+      const failure = await response.json().catch(() => null);
+      if (failure && failure.error) ({ code, message } = failure.error);
+    }
+    throw new APIError(response.status, code, message);
+  }
+  return type.startsWith("application/json") ? response.json() : response.text();
+}
+
+export const api = {
+  get: (path) => request("GET", path),
+  post: (path, body) => request("POST", path, body),
+  put: (path, body) => request("PUT", path, body),
+  /// The response body as text (exports), with the credential; the caller saves it as a file.
+  text: (path) => request("GET", path).then((body) => (typeof body === "string" ? body : JSON.stringify(body, null, 2))),
+};
+
+/// `wss://` for an `https:` page, `ws://` otherwise, on this page's host.
+export function webSocketURL(path) {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  return `${scheme}//${location.host}${path}`;
+}

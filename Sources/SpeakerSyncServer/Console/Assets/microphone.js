@@ -1,0 +1,76 @@
+// Streams the browser's microphone to /v1/listen like a device: a `start` with "asr":"server" (a
+// browser has no timed recogniser), 100 ms binary frames of pcm_s16le, `finalize` at the end.
+import { credential, webSocketURL } from "./api.js";
+
+export class LiveTranscript {
+  constructor() { this.utterances = new Map(); this.isFinal = false; }
+  apply(message) {
+    for (const id of message.removed || []) this.utterances.delete(id);
+    for (const utterance of message.upserted || []) this.utterances.set(utterance.id, utterance);
+    if (message.final) this.isFinal = true;
+  }
+  get ordered() { return [...this.utterances.values()].sort((a, b) => a.start - b.start); }
+}
+
+export class MicrophoneSession {
+  constructor({ provider, deviceID, onTranscript, onStatus }) {
+    Object.assign(this, { provider, deviceID, onTranscript, onStatus });
+    this.transcript = new LiveTranscript();
+    this.pending = [];
+    this.started = false;
+  }
+
+  async start() {
+    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    // The protocol takes 8–48 kHz; most devices run at 44.1 or 48 kHz.
+    this.context = new AudioContext({ sampleRate: 48000 });
+    await this.context.audioWorklet.addModule("/console/pcm-worklet.js");
+    const token = credential.get();
+    this.socket = new WebSocket(webSocketURL("/v1/listen"), token ? ["token", token] : []);
+    this.socket.binaryType = "arraybuffer";
+    this.socket.onopen = () => {
+      const start = { type: "start", provider: this.provider, sample_rate: this.context.sampleRate, encoding: "pcm_s16le", asr: "server" };
+      if (this.deviceID) start.device_id = this.deviceID;
+      this.socket.send(JSON.stringify(start));
+    };
+    this.socket.onmessage = (event) => this.received(JSON.parse(event.data));
+    this.socket.onclose = (event) => this.onStatus(`closed (${event.code}${event.reason ? ": " + event.reason : ""})`);
+    const source = this.context.createMediaStreamSource(this.stream);
+    this.node = new AudioWorkletNode(this.context, "pcm-blocks");
+    this.node.port.onmessage = (event) => this.audio(event.data);
+    source.connect(this.node);
+    this.onStatus("connecting…");
+  }
+
+  audio(buffer) {
+    if (!this.started) { this.pending.push(buffer); return; }
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(buffer);
+  }
+
+  received(message) {
+    switch (message.type) {
+      case "session":
+        this.started = true;
+        this.conversationID = message.conversation_id;
+        this.onStatus(`recording · conversation ${message.conversation_id} · ${message.provider}`);
+        for (const buffer of this.pending.splice(0)) this.socket.send(buffer);
+        break;
+      case "transcript":
+        this.transcript.apply(message);
+        this.onTranscript(this.transcript);
+        if (message.final) { this.onStatus(`finalized · conversation ${this.conversationID}`); this.socket.close(1000); }
+        break;
+      case "error":
+        this.onStatus(`error ${message.code}: ${message.message}`);
+        break;
+    }
+  }
+
+  async stop() {
+    this.node?.disconnect();
+    this.stream?.getTracks().forEach((track) => track.stop());
+    await this.context?.close();
+    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "finalize" }));
+    this.onStatus("finalizing…");
+  }
+}

@@ -1,0 +1,83 @@
+import DiarizationScoring
+import Foundation
+import SpeakerSyncEval
+
+/// A test recording as the console polls it: the request, where it is, the truth, and one result per
+/// provider as each finishes.
+struct TestRecordingReport: Sendable {
+    enum Phase: String, Sendable { case synthesising, streaming, done, failed }
+
+    /// One provider's run over the meeting.
+    struct ProviderResult: Sendable {
+        enum Phase: String, Sendable { case pending, streaming, done, failed }
+        var provider: String
+        /// Chosen before streaming, so the page can follow the live session.
+        var conversationID: String
+        var phase: Phase = .pending
+        var evaluation: FileEvaluation?
+        var error: String?
+    }
+
+    let id: String
+    let request: TestRecordingRequest
+    let createdAt: Date
+    var phase: Phase = .synthesising
+    var audioSeconds: Double?
+    var truth: [SpeakerSegment] = []
+    var truthWordCount: Int?
+    var results: [ProviderResult]
+    var error: String?
+
+    init(id: String, request: TestRecordingRequest, createdAt: Date = Date()) {
+        self.id = id
+        self.request = request
+        self.createdAt = createdAt
+        results = request.providers.map { ProviderResult(provider: $0, conversationID: "test-\(id)-\($0)") }
+    }
+
+    var isFinished: Bool { phase == .done || phase == .failed }
+
+    func jsonObject() -> [String: Any] {
+        var object: [String: Any] = [
+            "id": id, "status": phase.rawValue, "request": request.jsonObject, "created_at": createdAt.formatted(.iso8601),
+            "audio_seconds": audioSeconds.map { LiveSessionSnapshot.rounded($0) } as Any? ?? NSNull(),
+            "truth": [
+                "speaker_count": Set(truth.map(\.speaker)).count,
+                "word_count": truthWordCount as Any? ?? NSNull(),
+                "turns": Self.turns(truth),
+            ] as [String: Any],
+            "results": results.map(Self.result),
+        ]
+        if let error { object["error"] = error }
+        return object
+    }
+
+    private static func result(_ result: ProviderResult) -> [String: Any] {
+        var object: [String: Any] = ["provider": result.provider, "conversation_id": result.conversationID, "status": result.phase.rawValue]
+        if let error = result.error { object["error"] = error }
+        guard let evaluation = result.evaluation else { return object }
+        let round = { (value: Double) in LiveSessionSnapshot.rounded(value, places: 4) }
+        object["der"] = round(evaluation.finalDER.errorRate)
+        object["der_collar"] = round(evaluation.finalDERCollar.errorRate)
+        object["live_der_collar"] = round(evaluation.liveDERCollar.errorRate)
+        object["jer"] = round(evaluation.jer)
+        object["wder"] = round(evaluation.wder.errorRate)
+        object["speakers_reference"] = evaluation.speakers.referenceCount
+        object["speakers_found"] = evaluation.speakers.hypothesisCount
+        object["word_count"] = evaluation.wordCount
+        object["unlabelled_word_count"] = evaluation.unlabelledWordCount
+        object["label_latency_seconds"] = LiveSessionSnapshot.summary(evaluation.firstLabelLatenciesSeconds)
+        object["final_label_latency_seconds"] = LiveSessionSnapshot.summary(evaluation.finalLabelLatenciesSeconds)
+        object["chunk_seconds"] = LiveSessionSnapshot.summary(evaluation.chunkProcessingSeconds)
+        object["real_time_factor"] = evaluation.realTimeFactor.map(round) as Any? ?? NSNull()
+        object["turns"] = turns(evaluation.finalTurns)
+        if !evaluation.errors.isEmpty { object["session_errors"] = evaluation.errors }
+        return object
+    }
+
+    private static func turns(_ segments: [SpeakerSegment]) -> [[String: Any]] {
+        segments.sorted { ($0.startSeconds, $0.speaker) < ($1.startSeconds, $1.speaker) }.map {
+            ["speaker": $0.speaker, "start": LiveSessionSnapshot.rounded($0.startSeconds), "end": LiveSessionSnapshot.rounded($0.endSeconds)]
+        }
+    }
+}

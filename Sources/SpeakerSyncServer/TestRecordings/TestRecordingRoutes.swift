@@ -1,0 +1,33 @@
+import Foundation
+import PluginHost
+import WebSocketTransport
+
+/// `POST /v1/test-recordings`, `GET /v1/test-recordings[/{id}]`: the console's "Run test recording".
+struct TestRecordingRoutes {
+    let service: TestRecordingService
+    let providers: any ProviderHost
+    let defaultProvider: String?
+
+    func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
+        switch route {
+        case .startTestRecording:
+            let known = Set(providers.providers.map(\.id))
+            let parsed = try TestRecordingRequest.parse(
+                request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
+                randomSeed: { UInt64.random(in: 1 ... 999_999) })
+            // The loopback stream presents the caller's own credential: it can do what the caller can.
+            let credential = try? PresentedCredential.bearer(request.headers)
+            let report = try service.start(parsed, credential: credential ?? nil)
+            return APIHandler.json(report.jsonObject(), status: 202, headers: [("location", "/v1/test-recordings/\(report.id)")])
+        case .listTestRecordings:
+            return APIHandler.json(["test_recordings": service.list(visibleTo: principal).map { $0.jsonObject() }])
+        case .testRecording(let id):
+            guard let report = service.report(id: id, visibleTo: principal) else {
+                throw APIError(status: 404, code: "test_recording_not_found", message: "no test recording with id '\(id)'")
+            }
+            return APIHandler.json(report.jsonObject())
+        default:
+            throw APIError(status: 404, code: "not_found", message: "no route")
+        }
+    }
+}
