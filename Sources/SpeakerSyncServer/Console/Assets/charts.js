@@ -41,7 +41,8 @@ export function timeline(container, groups, colours, { width = 900 } = {}) {
     for (const turn of lane.turns) {
       svg.append(element("rect", {
         x: x(turn.start), y: y + 3, width: Math.max(1, x(turn.end) - x(turn.start)), height: laneHeight - 6, rx: 2,
-        fill: colours.colour(lane.group + "|" + lane.speaker), class: "turn", "data-speaker": lane.speaker,
+        // One group (a transcript's own timeline): the transcript's colours; several: each group its own.
+        fill: colours.colour(groups.length === 1 ? lane.speaker : lane.group + "|" + lane.speaker), class: "turn", "data-speaker": lane.speaker,
       }));
     }
   });

@@ -58,11 +58,23 @@ export class TestTab {
         report = await api.get(`/v1/test-recordings/${report.id}`);
       }
       this.showReport(report);
+      await this.showStored(report);
     } catch (error) {
       this.status.textContent = `${error.code ?? "error"}: ${error.message}`;
     } finally {
       document.getElementById("test-run").disabled = false;
     }
+  }
+
+  /// Once done, the first provider's stored transcript replaces the live view (the live one may
+  /// miss the labels finalize gave).
+  async showStored(report) {
+    const done = report.results.find((r) => r.status === "done");
+    if (!done) return;
+    const transcript = await api.get(`/v1/conversations/${encodeURIComponent(done.conversation_id)}/transcript?format=json`);
+    this.live.hidden = false;
+    this.live.dataset.conversation = done.conversation_id;
+    renderTranscript(this.live, transcript.utterances, this.colours);
   }
 
   /// While a provider streams, its session's transcript as the device sees it.

@@ -69,5 +69,5 @@ export function renderSpeakers(container, speakers, colours, act) {
 
 /// The turns a transcript implies (utterances of labelled speakers), for the timeline.
 export function turnsOf(utterances) {
-  return utterances.filter((u) => u.speaker != null).map((u) => ({ speaker: u.name ?? u.speaker, start: u.start, end: u.end }));
+  return utterances.filter((u) => u.speaker != null).map((u) => ({ speaker: u.speaker, start: u.start, end: u.end }));
 }

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+import SpeakerSyncClient
+import TestSupport
+@testable import SpeakerSyncServer
+
+/// The console in a real browser (Debian's headless Chromium over WebDriver): a developer signs in,
+/// flips a device's provider, runs a synthetic test recording, watches it live, and relabels the
+/// stored conversation. Each step is checked both on the page and through the API behind it.
+@Suite(.serialized) struct ConsoleBrowserTests {
+    /// Where the screenshots go: SPEAKERSYNC_CONSOLE_SCREENSHOTS (docs/ uses them), else a temporary folder.
+    static var screenshotFolder: URL {
+        if let folder = ProcessInfo.processInfo.environment["SPEAKERSYNC_CONSOLE_SCREENSHOTS"] { return URL(fileURLWithPath: folder) }
+        return FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-console-\(getpid())")
+    }
+
+    static func save(_ browser: WebDriver, _ name: String) async throws {
+        try FileManager.default.createDirectory(at: screenshotFolder, withIntermediateDirectories: true)
+        let file = screenshotFolder.appendingPathComponent(name)
+        try await browser.screenshot().write(to: file)
+        print("console screenshot: \(file.path)")
+    }
+
+    @Test func aDeveloperFlipsAProviderRunsATestRecordingWatchesItLiveAndRenamesASpeaker() async throws {
+        let server = try EndToEndTests.TestServer()
+        let http = server.http
+        let adminKey = server.adminKey
+        /// GET as the admin: the API's view, to check the page against.
+        func json(_ path: String) async throws -> [String: Any] {
+            try await Blocking.run { SendableJSON(try SimpleHTTPClient.get(http + path, token: adminKey).json() as? [String: Any] ?? [:]) }.object
+        }
+        do {
+            let browser = try await WebDriver.start()
+            try await browser.navigate(http + "/")
+
+            // Signing in: the page asks for a credential, then shows the tabs.
+            #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
+            try await browser.type("#signin-token", adminKey)
+            try await browser.click("#signin-form button")
+            try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
+
+            // The provider toggle: device console-phone gets the energy baseline, stored on the server.
+            try await browser.type("#device-id", "console-phone")
+            try await browser.click("#device-load")
+            try #require(await browser.waitFor("return document.querySelector('.card[data-provider=energy] button.use-provider:not([disabled])')", seconds: 30) != nil)
+            try await browser.click(".card[data-provider=energy] button.use-provider")
+            #expect(await browser.waitFor("return document.querySelector('.card.selected[data-provider=energy]')", seconds: 30) != nil)
+            let settings = try await json("/v1/devices/console-phone/settings")
+            #expect(settings["provider"] as? String == "energy")
+
+            // A test recording through speakerkit, in real time so it can be watched live.
+            try await browser.click("#tabs button[data-tab=test]")
+            try await browser.execute("""
+                for (const box of document.querySelectorAll('#test-providers input')) box.checked = box.value === 'speakerkit';
+                document.getElementById('test-speakers').value = '2';
+                document.getElementById('test-turns').value = '6';
+                document.getElementById('test-seed').value = '11';
+                document.getElementById('test-speed').value = '1';
+                """)
+            try await browser.click("#test-run")
+
+            // While it streams: the live tab lists it and shows its transcript, figures and timeline.
+            try #require(await browser.waitFor("return Number(document.getElementById('live-count').textContent) > 0", seconds: 120) != nil,
+                         "no live session appeared")
+            try await browser.click("#tabs button[data-tab=live]")
+            try #require(await browser.waitFor("return document.querySelector('#live-table tr[data-conversation^=test-]')", seconds: 30) != nil)
+            try await browser.click("#live-table tr[data-conversation^=test-]")
+            #expect(await browser.waitFor("return document.querySelectorAll('#live-transcript .utterance .word').length", seconds: 60) != nil)
+            #expect(await browser.waitFor("return document.querySelectorAll('#live-metrics .metric').length >= 6", seconds: 10) != nil)
+            #expect(await browser.waitFor("return document.querySelectorAll('#live-timeline rect.turn').length", seconds: 30) != nil)
+            let words = try await browser.execute("return document.querySelector('#live-metrics [data-metric=words] b').textContent") as? String
+            #expect(Int(words ?? "") ?? 0 > 0)
+            try await Self.save(browser, "console-live.png")
+
+            // Back on the test tab: scores beside a timeline of truth against the result.
+            try await browser.click("#tabs button[data-tab=test]")
+            try #require(await browser.waitFor("return document.getElementById('test-status').dataset.status === 'done'", seconds: 300) != nil,
+                         "the test recording did not finish")
+            let row = try await browser.execute("""
+                const row = document.querySelector('#test-results tr[data-provider=speakerkit]');
+                return row ? [row.dataset.status, ...[...row.cells].map((c) => c.textContent)] : null;
+                """) as? [String]
+            let cells = try #require(row)
+            #expect(cells[0] == "done")
+            let lanes = try await browser.execute("return [...document.querySelectorAll('#test-timeline text')].map((t) => t.textContent)") as? [String] ?? []
+            #expect(lanes.contains { $0.hasPrefix("truth") } && lanes.contains { $0.hasPrefix("speakerkit") })
+            #expect((try await browser.execute("return document.querySelectorAll('#test-timeline rect.turn').length") as? Int ?? 0) >= 6)
+
+            // The page shows what the API reports (not figures of its own).
+            let reports = try await json("/v1/test-recordings")["test_recordings"] as? [[String: Any]] ?? []
+            let result = try #require((reports.first?["results"] as? [[String: Any]])?.first)
+            let der = try #require(result["der"] as? Double)
+            #expect(cells[3] == String(format: "%.1f%%", der * 100))
+            #expect(cells[6] == "\(result["speakers_found"] as? Int ?? -1) / 2")
+            try await Self.save(browser, "console-test-recording.png")
+
+            // The stored conversation: transcript, timeline, and a rename that reaches PostgreSQL.
+            let conversationID = try #require(result["conversation_id"] as? String)
+            try await browser.click("#tabs button[data-tab=conversations]")
+            try #require(await browser.waitFor("return document.querySelector('#conversation-table tr[data-conversation=\"\(conversationID)\"]')", seconds: 30) != nil)
+            try await browser.click("#conversation-table tr[data-conversation=\"\(conversationID)\"]")
+            try #require(await browser.waitFor("return document.querySelectorAll('#conversation-transcript .utterance').length", seconds: 30) != nil)
+            #expect((try await browser.execute("return document.querySelectorAll('#conversation-timeline rect.turn').length") as? Int ?? 0) > 0)
+            let label = try #require(try await browser.execute("return document.querySelector('#conversation-speakers .speaker-chip').dataset.label") as? String)
+            try await browser.type("#conversation-speakers .speaker-chip input", "Alice")
+            try await browser.click("#conversation-speakers .speaker-chip button")
+            #expect(await browser.waitFor("return [...document.querySelectorAll('#conversation-transcript .who-said')].some((e) => e.textContent === 'Alice:')", seconds: 30) != nil)
+            let stored = try await json("/v1/conversations/\(conversationID)")["speakers"] as? [[String: Any]] ?? []
+            #expect(stored.contains { $0["label"] as? String == label && $0["name"] as? String == "Alice" })
+            try await Self.save(browser, "console-conversation.png")
+        }
+    }
+}
+
+private struct SendableJSON: @unchecked Sendable {
+    let object: [String: Any]
+    init(_ object: [String: Any]) { self.object = object }
+}
