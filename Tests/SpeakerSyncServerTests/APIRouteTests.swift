@@ -8,6 +8,13 @@ import Testing
         ("/v1/conversations", .listConversations),
         ("/v1/conversations/abc-1", .conversation(id: "abc-1")),
         ("/v1/conversations/abc-1/transcript", .transcript(id: "abc-1")),
+        ("/", .console(file: "index.html")),
+        ("/console/live-tab.js", .console(file: "live-tab.js")),
+        ("/v1/whoami", .whoami),
+        ("/v1/sessions", .liveSessions),
+        ("/v1/sessions/abc-1", .liveSession(conversationID: "abc-1")),
+        ("/v1/test-recordings", .listTestRecordings),
+        ("/v1/test-recordings/t1", .testRecording(id: "t1")),
     ])
     func knownRoutesMatch(path: String, route: APIRoute) {
         let matched = try? APIRoute.match(method: "GET", path: path).get()

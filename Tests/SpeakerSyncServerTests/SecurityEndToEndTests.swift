@@ -15,13 +15,15 @@ import WebSocketTransport
 
     static let logger: Logger = EndToEndTests.logger
 
-    /// Every route but /healthz, with a method it accepts.
+    /// Every route but /healthz and the console's static files, with a method it accepts.
     static let routes: [(String, String)] = [
         ("GET", "/v1/providers"), ("GET", "/v1/conversations"), ("GET", "/v1/conversations/c1"),
         ("GET", "/v1/conversations/c1/transcript"), ("POST", "/v1/people?device_id=a&name=b"), ("GET", "/v1/people?device_id=a"),
         ("DELETE", "/v1/people/p1"), ("POST", "/v1/conversations/c1/speakers/Speaker%201/person"),
         ("POST", "/v1/devices/a/tokens"), ("GET", "/v1/devices/a/tokens"), ("DELETE", "/v1/devices/a/tokens/t1"),
         ("GET", "/v1/tokens"), ("POST", "/v1/admin/key"),
+        ("GET", "/v1/whoami"), ("GET", "/v1/sessions"), ("GET", "/v1/sessions/c1"),
+        ("POST", "/v1/test-recordings"), ("GET", "/v1/test-recordings"), ("GET", "/v1/test-recordings/t1"),
     ]
 
     static func code(_ response: SimpleHTTPResponse) -> String? {
