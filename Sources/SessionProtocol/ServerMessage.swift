@@ -27,11 +27,16 @@ public struct SessionInfo: Hashable, Sendable {
     public var audioOffsetSeconds: Double
     public var serverVersion: String
     public var protocolVersion: Int
+    /// Where `provider` came from: "request" (the start named it), "device" (the device's console
+    /// setting) or "server" (the server default); nil leaves the field out.
+    public var providerSource: String?
 
     public init(
         conversationID: String, provider: String, sampleRate: Int, encoding: AudioEncoding, resumed: Bool,
-        audioOffsetSeconds: Double, serverVersion: String, protocolVersion: Int = SessionInfo.protocolVersion
+        audioOffsetSeconds: Double, serverVersion: String, protocolVersion: Int = SessionInfo.protocolVersion,
+        providerSource: String? = nil
     ) {
+        self.providerSource = providerSource
         self.conversationID = conversationID
         self.provider = provider
         self.sampleRate = sampleRate

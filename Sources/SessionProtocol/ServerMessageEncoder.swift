@@ -14,6 +14,7 @@ public struct ServerMessageEncoder: Sendable {
             writer.key("type"); writer.string("session")
             writer.key("conversation_id"); writer.string(info.conversationID)
             writer.key("provider"); writer.string(info.provider)
+            if let source = info.providerSource { writer.key("provider_source"); writer.string(source) }
             writer.key("sample_rate"); writer.integer(info.sampleRate)
             writer.key("encoding"); writer.string(info.encoding.rawValue)
             writer.key("resumed"); writer.bool(info.resumed)

@@ -15,6 +15,9 @@ public struct StartRequest: Hashable, Sendable {
     /// Where this connection's first audio sample lies on the conversation timeline, in seconds.
     /// nil: 0 for a new conversation, the stored audio end for a resumed one.
     public var audioOffsetSeconds: Double?
+    /// Whether the client named `provider`. When it did not, `provider` is the server default and the
+    /// server may replace it with the device's own choice (its console setting) before beginning.
+    public var providerNamed: Bool = true
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
@@ -62,5 +65,6 @@ public struct StartRequest: Hashable, Sendable {
             conversationID: parameters.conversationID, deviceID: deviceID, provider: provider,
             sampleRate: sampleRate, encoding: encoding, language: parameters.language,
             optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds)
+        providerNamed = parameters.provider != nil
     }
 }

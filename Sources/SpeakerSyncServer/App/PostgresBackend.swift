@@ -6,7 +6,7 @@ import TranscriptMerge
 
 /// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
-final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, @unchecked Sendable {
+final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, DeviceDirectory, @unchecked Sendable {
     let writer: StoreWriter
     let repository: ConversationRepository
     /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
@@ -59,6 +59,20 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, @
 
     func owningDevice(conversationID: String) throws -> String? {
         try repository.conversation(id: conversationID)?.state.deviceID
+    }
+
+    func deviceSettings(deviceID: String) throws -> DeviceSettingsRecord { try repository.deviceSettings(deviceID: deviceID) }
+    func setDeviceProvider(deviceID: String, provider: String?) throws -> DeviceSettingsRecord {
+        try repository.setDeviceProvider(deviceID: deviceID, provider: provider)
+    }
+    func devices(limit: Int) throws -> [DeviceRecord] { try repository.devices(limit: limit) }
+    func speakers(conversationID: String) throws -> [SessionSpeaker] { try repository.speakers(conversationID: conversationID) }
+    func saveSpeakers(conversationID: String, _ speakers: [SessionSpeaker], relabel: (from: String, to: String)?) throws {
+        try repository.saveSpeakers(conversationID: conversationID, speakers, relabel: relabel)
+    }
+
+    func deviceProvider(deviceID: String) throws -> String? {
+        try repository.deviceSettings(deviceID: deviceID).provider
     }
 
     // MARK: VoiceDirectory

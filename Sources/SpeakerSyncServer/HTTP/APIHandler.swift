@@ -22,13 +22,16 @@ final class APIHandler: HTTPHandler, Sendable {
     /// The running sessions, for the console (nil: none are listed).
     private let sessions: SessionManager?
     private let testRecordings: TestRecordingService?
+    /// Device settings and speaker corrections; nil on servers without them (they answer 404).
+    private let devices: (any DeviceDirectory)?
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
     init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
          defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
-         testRecordings: TestRecordingService? = nil, logger: Logger) {
+         testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil, logger: Logger) {
+        self.devices = devices
         self.sessions = sessions
         self.testRecordings = testRecordings
         self.gate = gate
@@ -199,6 +202,13 @@ final class APIHandler: HTTPHandler, Sendable {
             return try TokenRoutes(credentials: try requireAdmin(principal), logger: logger).answer(route, request)
         case .console(let file):
             return ConsoleAssets.response(file: file)
+        case .deviceSettings(let deviceID):
+            return try deviceRoutes().settings(deviceID, request, as: principal)
+        case .listDevices:
+            return try deviceRoutes().list(as: principal)
+        case .changeSpeaker(let id, let label):
+            _ = try visibleConversation(id, as: principal)
+            return try deviceRoutes().changeSpeaker(conversationID: id, label: label, request)
         case .whoami:
             return Self.json([
                 "role": principal.isAdmin ? "admin" : "device",
@@ -219,6 +229,11 @@ final class APIHandler: HTTPHandler, Sendable {
             return try TestRecordingRoutes(service: testRecordings, providers: providers, defaultProvider: defaultProvider)
                 .answer(route, request, as: principal)
         }
+    }
+
+    private func deviceRoutes() throws -> DeviceRoutes {
+        guard let devices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no device settings") }
+        return DeviceRoutes(devices: devices, providers: providers, defaultProvider: defaultProvider, sessions: sessions)
     }
 
     static func notFound(_ id: String) -> APIError {

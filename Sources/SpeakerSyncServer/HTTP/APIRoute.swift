@@ -27,6 +27,12 @@ public enum APIRoute: Equatable, Sendable {
     case metrics
     /// GET / and GET /console/{file}: the developer console's page and its scripts (open: they hold no data).
     case console(file: String)
+    /// GET or PUT /v1/devices/{device_id}/settings: the device's provider choice (the console's toggle).
+    case deviceSettings(deviceID: String)
+    /// GET /v1/devices: every device with settings or conversations (admin only).
+    case listDevices
+    /// POST /v1/conversations/{id}/speakers/{label}: rename (`{"name"}`) or merge (`{"merge_into"}`).
+    case changeSpeaker(conversationID: String, label: String)
     /// GET /v1/whoami: what the presented credential acts as (the console adapts to it).
     case whoami
     /// GET /v1/sessions: the sessions running on this server now, with their figures.
@@ -60,6 +66,9 @@ public enum APIRoute: Equatable, Sendable {
         case .metrics: "metrics"
         case .console: "console"
         case .whoami: "whoami"
+        case .deviceSettings: "device_settings"
+        case .listDevices: "list_devices"
+        case .changeSpeaker: "change_speaker"
         case .liveSessions: "live_sessions"
         case .liveSession: "live_session"
         case .startTestRecording: "start_test_recording"
@@ -75,6 +84,11 @@ public enum APIRoute: Equatable, Sendable {
         switch parts.count {
         case 0: matched = (.console(file: ConsoleAssets.indexFile), ["GET", "HEAD"])
         case 2 where parts[0] == "console": matched = (.console(file: parts[1]), ["GET", "HEAD"])
+        case 2 where parts == ["v1", "devices"]: matched = (.listDevices, ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "devices" && parts[3] == "settings":
+            matched = (.deviceSettings(deviceID: parts[2]), ["GET", "HEAD", "PUT"])
+        case 5 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers":
+            matched = (.changeSpeaker(conversationID: parts[2], label: parts[4]), ["POST"])
         case 2 where parts == ["v1", "whoami"]: matched = (.whoami, ["GET", "HEAD"])
         case 2 where parts == ["v1", "sessions"]: matched = (.liveSessions, ["GET", "HEAD"])
         case 3 where parts[0] == "v1" && parts[1] == "sessions": matched = (.liveSession(conversationID: parts[2]), ["GET", "HEAD"])

@@ -23,5 +23,10 @@ final class ConversationClaims: Sendable {
         }
     }
 
+    /// The live session of a conversation on this server, if any.
+    func owner(of conversationID: String) -> SessionRunner? {
+        owners.withLock { $0[conversationID] }
+    }
+
     var liveCount: Int { owners.withLock { $0.count } }
 }

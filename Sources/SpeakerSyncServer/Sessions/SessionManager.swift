@@ -84,6 +84,11 @@ final class SessionManager: WebSocketHandler, Sendable {
             .sorted { $0.startedAt > $1.startedAt }
     }
 
+    /// The session running `conversationID` on this server, if any.
+    func runner(conversationID: String) -> SessionRunner? {
+        environment.withLock { $0 }?.claims.owner(of: conversationID)
+    }
+
     /// One live conversation with its transcript, if it runs here and `principal` may see it.
     func liveSession(conversationID: String, visibleTo principal: Principal) -> LiveSessionSnapshot? {
         let open = runners.withLock { Array($0.values) }

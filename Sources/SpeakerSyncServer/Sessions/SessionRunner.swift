@@ -258,7 +258,26 @@ final class SessionRunner: @unchecked Sendable {
         }
     }
 
-    private func begin(_ request: StartRequest) {
+    private func begin(_ start: StartRequest) {
+        var request = start
+        // A start that names no provider gets its device's console choice, then the server default.
+        // A chosen provider that is gone or held back falls back to the default rather than failing.
+        var providerSource = start.providerNamed ? "request" : "server"
+        if !start.providerNamed {
+            do {
+                if let chosen = try environment.store.deviceProvider(deviceID: start.deviceID) {
+                    if environment.providers.provider(id: chosen) != nil, case .available = environment.providers.status(of: chosen) {
+                        request.provider = chosen
+                        providerSource = "device"
+                    } else {
+                        logger.warning("the device's provider is not available; using the server default",
+                                       metadata: ["device_provider": "\(chosen)", "provider": "\(start.provider)"])
+                    }
+                }
+            } catch {
+                logger.warning("cannot read the device's settings; using the server default", metadata: ["error": "\(error)"])
+            }
+        }
         guard environment.providers.provider(id: request.provider) != nil else {
             let known = environment.providers.providers.map(\.id).joined(separator: ", ")
             run(machine.failed(ProtocolError(.unknownProvider, "unknown provider '\(request.provider)'; this server has: \(known)")))
@@ -344,7 +363,8 @@ final class SessionRunner: @unchecked Sendable {
         let info = SessionInfo(
             conversationID: conversationID, provider: request.provider, sampleRate: request.sampleRate,
             encoding: request.encoding, resumed: resumed, audioOffsetSeconds: session.audioOffsetSeconds,
-            serverVersion: environment.serverVersion, protocolVersion: SessionInfo.protocolVersion
+            serverVersion: environment.serverVersion, protocolVersion: SessionInfo.protocolVersion,
+            providerSource: providerSource
         )
         logger.info("session started", metadata: ["provider": "\(request.provider)", "resumed": "\(resumed)"])
         persist(step, delivery: .firstOutcome) { [self] stored in
@@ -807,6 +827,26 @@ final class SessionRunner: @unchecked Sendable {
 // MARK: Console (any thread but the session's queue)
 
 extension SessionRunner {
+    /// A rename or merge asked for over HTTP, applied by this live session as if its device had sent
+    /// it (so the device gets the update and the session's next save keeps it). A refused change is
+    /// an HTTP error, not the end of the device's session. nil: no started session to apply it to.
+    func changeSpeaker(_ label: String, _ change: SpeakerChange) -> Result<[SessionSpeaker], APIError>? {
+        queue.sync { () -> Result<[SessionSpeaker], APIError>? in
+            guard let current = live, !released, !tearingDown else { return nil }
+            var probe = current.speakers
+            do throws(APIError) {
+                _ = try change.apply(to: &probe, label: label)
+            } catch {
+                return .failure(error)
+            }
+            switch change {
+            case .rename(let name): rename(label, to: name)
+            case .merge(let target): merge(label, into: target)
+            }
+            return .success(live?.speakers.speakers ?? probe.speakers)
+        }
+    }
+
     /// The session as the console shows it, or nil before its start was accepted. Waits for the
     /// session's queue, so call it from an HTTP worker, never from the queue or the service thread.
     func snapshot(includeTranscript: Bool) -> LiveSessionSnapshot? {

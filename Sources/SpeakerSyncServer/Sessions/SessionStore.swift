@@ -14,6 +14,8 @@ public protocol SessionStore: Sendable {
     func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord])
     /// The device a stored conversation belongs to; nil when it does not exist. Blocking.
     func owningDevice(conversationID: String) throws -> String?
+    /// The provider the device chose in the console (`device_settings`), for a `start` that names none.
+    func deviceProvider(deviceID: String) throws -> String?
 }
 
 extension SessionStore {
@@ -21,6 +23,9 @@ extension SessionStore {
     public func owningDevice(conversationID: String) throws -> String? {
         try load(conversationID: conversationID)?.state.deviceID
     }
+
+    /// Stores without device settings: every device uses the server default.
+    public func deviceProvider(deviceID: String) throws -> String? { nil }
 
     /// Stores without voices (tests of session logic) recognise no one.
     public func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {

@@ -1,0 +1,95 @@
+import Foundation
+import PluginHost
+import SessionProtocol
+import SpeakerSyncStore
+import WebSocketTransport
+
+/// What the device and speaker routes need from the store. Blocking; HTTP workers only.
+protocol DeviceDirectory: Sendable {
+    func deviceSettings(deviceID: String) throws -> DeviceSettingsRecord
+    func setDeviceProvider(deviceID: String, provider: String?) throws -> DeviceSettingsRecord
+    func devices(limit: Int) throws -> [DeviceRecord]
+    func speakers(conversationID: String) throws -> [SessionSpeaker]
+    func saveSpeakers(conversationID: String, _ speakers: [SessionSpeaker], relabel: (from: String, to: String)?) throws
+}
+
+/// `GET`/`PUT /v1/devices/{id}/settings` (the console's provider toggle, stored per device),
+/// `GET /v1/devices` (admin), and `POST /v1/conversations/{id}/speakers/{label}` (rename or merge).
+struct DeviceRoutes {
+    let devices: any DeviceDirectory
+    let providers: any ProviderHost
+    let defaultProvider: String?
+    let sessions: SessionManager?
+
+    func settings(_ deviceID: String, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
+        _ = try APIHandler.scopedDevice(principal, requested: deviceID)
+        var record: DeviceSettingsRecord
+        if request.method == "PUT" {
+            guard case .object(let object)? = try? JSONParser().parse(bytes: request.body), let value = object["provider"] else {
+                throw APIError(status: 400, code: "invalid_parameter", message: #"the body must be {"provider":"<id>"} or {"provider":null}"#)
+            }
+            let provider: String?
+            switch value {
+            case .null: provider = nil
+            case .string(let id):
+                let known = providers.providers.map(\.id)
+                guard known.contains(id) else {
+                    throw APIError(status: 400, code: "unknown_provider", message: "provider '\(id)' is not available; available: \(known.sorted().joined(separator: ", "))")
+                }
+                provider = id
+            default: throw APIError(status: 400, code: "invalid_parameter", message: "provider must be a provider id or null")
+            }
+            record = try devices.setDeviceProvider(deviceID: deviceID, provider: provider)
+        } else {
+            record = try devices.deviceSettings(deviceID: deviceID)
+        }
+        return APIHandler.json(jsonObject(record))
+    }
+
+    func list(as principal: Principal) throws -> HTTPResponse {
+        guard principal.isAdmin else { throw APIError(status: 403, code: "admin_required", message: "only the admin key lists every device") }
+        return APIHandler.json(["devices": try devices.devices(limit: 500).map { device -> [String: Any] in
+            var object = jsonObject(device.settings)
+            object["conversation_count"] = device.conversationCount
+            object["last_seen"] = device.lastSeen.map(ConversationSummary.timestamp) as Any? ?? NSNull()
+            return object
+        }])
+    }
+
+    /// The provider a start without one gets now: the device's choice while it is loaded and
+    /// available (as the session decides), else the server default.
+    private func effectiveProvider(_ record: DeviceSettingsRecord) -> String? {
+        if let chosen = record.provider, providers.provider(id: chosen) != nil, case .available = providers.status(of: chosen) { return chosen }
+        return defaultProvider
+    }
+
+    private func jsonObject(_ record: DeviceSettingsRecord) -> [String: Any] {
+        [
+            "device_id": record.deviceID,
+            "provider": record.provider as Any? ?? NSNull(),
+            "effective_provider": effectiveProvider(record) as Any? ?? NSNull(),
+            "updated_at": record.updatedAt.map(ConversationSummary.timestamp) as Any? ?? NSNull(),
+        ]
+    }
+
+    /// Rename or merge a speaker: through the conversation's live session when it runs here, else in
+    /// PostgreSQL. The caller has checked the conversation is visible to it.
+    func changeSpeaker(conversationID: String, label: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        let change = try SpeakerChange.parse(request.body)
+        if let runner = sessions?.runner(conversationID: conversationID), let result = runner.changeSpeaker(label, change) {
+            return APIHandler.json(Self.speakersObject(conversationID, try result.get(), live: true))
+        }
+        var registry = SpeakerRegistry(speakers: try devices.speakers(conversationID: conversationID), keyLabels: [:])
+        let applied = try change.apply(to: &registry, label: label)
+        try devices.saveSpeakers(conversationID: conversationID, applied.changed.compactMap { registry.speaker($0) }, relabel: applied.merged.map { (from: $0.from, to: $0.into) })
+        return APIHandler.json(Self.speakersObject(conversationID, registry.speakers, live: false))
+    }
+
+    static func speakersObject(_ conversationID: String, _ speakers: [SessionSpeaker], live: Bool) -> [String: Any] {
+        [
+            "conversation_id": conversationID,
+            "live": live,
+            "speakers": speakers.map { ["label": $0.label, "name": $0.name, "merged_into": $0.mergedInto as Any? ?? NSNull()] },
+        ]
+    }
+}
