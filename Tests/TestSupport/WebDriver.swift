@@ -126,8 +126,16 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
     /// A WebDriver element click on the first element matching `css` (a real pointer event, unlike
     /// `element.click()` in a script: the element must be visible and not covered).
     private func clickNow(_ css: String) throws {
-        let element = try find(css)
-        _ = try command("POST", "/element/\(element)/click", [:])
+        // The page re-renders lists as data arrives: an element found a moment ago may have been
+        // replaced by its successor, which is the one to click (at most three tries).
+        for attempt in 1...3 {
+            do {
+                _ = try command("POST", "/element/\(try find(css))/click", [:])
+                return
+            } catch let failure as Failure where failure.description.contains("stale element reference") && attempt < 3 {
+                continue
+            }
+        }
     }
 
     /// Types `text` into the first element matching `css` after clearing it.
