@@ -147,6 +147,12 @@ public struct ProviderWorkerInfo: Sendable, Hashable {
 }
 
 extension ProviderHost {
+    /// Whether a new session could use this provider now: it is loaded and not held back.
+    public func isAvailable(_ providerID: String) -> Bool {
+        guard provider(id: providerID) != nil, case .available = status(of: providerID) else { return false }
+        return true
+    }
+
     /// The provider with this id, built-in or plugin.
     public func provider(id: String) -> ProviderDescriptor? {
         providers.first { $0.id == id }

@@ -6,20 +6,20 @@ import WebSocketTransport
 enum ConsoleAssets {
     static let indexFile = "index.html"
 
-    /// name → (content type, bytes). Only these names are served; anything else under /console is 404.
-    static let files: [String: (contentType: String, bytes: [UInt8])] = [
-        "index.html": ("text/html; charset=utf-8", PackageResources.index_html),
-        "console.css": ("text/css; charset=utf-8", PackageResources.console_css),
-        "console.js": ("text/javascript; charset=utf-8", PackageResources.console_js),
-        "api.js": ("text/javascript; charset=utf-8", PackageResources.api_js),
-        "charts.js": ("text/javascript; charset=utf-8", PackageResources.charts_js),
-        "microphone.js": ("text/javascript; charset=utf-8", PackageResources.microphone_js),
-        "pcm-worklet.js": ("text/javascript; charset=utf-8", PackageResources.pcm_worklet_js),
-        "transcript-view.js": ("text/javascript; charset=utf-8", PackageResources.transcript_view_js),
-        "providers-tab.js": ("text/javascript; charset=utf-8", PackageResources.providers_tab_js),
-        "live-tab.js": ("text/javascript; charset=utf-8", PackageResources.live_tab_js),
-        "conversations-tab.js": ("text/javascript; charset=utf-8", PackageResources.conversations_tab_js),
-        "test-tab.js": ("text/javascript; charset=utf-8", PackageResources.test_tab_js),
+    /// name → bytes. Only these names are served; anything else under /console is 404.
+    static let files: [String: [UInt8]] = [
+        "index.html": PackageResources.index_html,
+        "console.css": PackageResources.console_css,
+        "console.js": PackageResources.console_js,
+        "api.js": PackageResources.api_js,
+        "charts.js": PackageResources.charts_js,
+        "microphone.js": PackageResources.microphone_js,
+        "pcm-worklet.js": PackageResources.pcm_worklet_js,
+        "transcript-view.js": PackageResources.transcript_view_js,
+        "providers-tab.js": PackageResources.providers_tab_js,
+        "live-tab.js": PackageResources.live_tab_js,
+        "conversations-tab.js": PackageResources.conversations_tab_js,
+        "test-tab.js": PackageResources.test_tab_js,
     ]
 
     /// `/` and `/console/…` are the console; the gate lets them through without a credential.
@@ -28,14 +28,20 @@ enum ConsoleAssets {
     }
 
     static func response(file: String) -> HTTPResponse {
-        guard let asset = files[file] else {
+        guard let bytes = files[file] else {
             return APIHandler.json(APIError(status: 404, code: "not_found", message: "no console file '\(file)'").jsonObject, status: 404)
         }
-        return HTTPResponse(status: 200, contentType: asset.contentType, headers: [
+        return HTTPResponse(status: 200, contentType: contentType(of: file), headers: [
             // The page must not be framed by another site (clickjacking) nor load scripts from elsewhere.
             ("content-security-policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'"),
             ("x-content-type-options", "nosniff"),
             ("cache-control", "no-cache"),
-        ], body: asset.bytes)
+        ], body: bytes)
+    }
+
+    static func contentType(of file: String) -> String {
+        if file.hasSuffix(".html") { return "text/html; charset=utf-8" }
+        if file.hasSuffix(".css") { return "text/css; charset=utf-8" }
+        return "text/javascript; charset=utf-8"
     }
 }

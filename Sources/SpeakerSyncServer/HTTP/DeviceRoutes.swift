@@ -59,7 +59,7 @@ struct DeviceRoutes {
     /// The provider a start without one gets now: the device's choice while it is loaded and
     /// available (as the session decides), else the server default.
     private func effectiveProvider(_ record: DeviceSettingsRecord) -> String? {
-        if let chosen = record.provider, providers.provider(id: chosen) != nil, case .available = providers.status(of: chosen) { return chosen }
+        if let chosen = record.provider, providers.isAvailable(chosen) { return chosen }
         return defaultProvider
     }
 

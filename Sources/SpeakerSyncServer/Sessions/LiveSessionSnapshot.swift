@@ -1,4 +1,5 @@
 import Foundation
+import SpeakerSyncEval
 import TranscriptMerge
 
 /// What the console shows of a running session: who, with which provider, how far, how fast, and
@@ -49,15 +50,12 @@ struct LiveSessionSnapshot: Sendable {
         return object
     }
 
-    /// `{"count", "p50", "p95", "max"}` of a sample; quantiles null when it is empty.
+    /// `{"count", "p50", "p95", "max"}` of a sample (nearest rank, as `speakersync eval` reports
+    /// them); quantiles null when it is empty.
     static func summary(_ values: [Double]) -> [String: Any] {
-        let sorted = values.sorted()
-        func quantile(_ q: Double) -> Any {
-            guard !sorted.isEmpty else { return NSNull() }
-            let index = min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded()))
-            return rounded(sorted[index], places: 4)
-        }
-        return ["count": sorted.count, "p50": quantile(0.5), "p95": quantile(0.95), "max": sorted.last.map { rounded($0, places: 4) } as Any? ?? NSNull()]
+        let percentiles = Percentiles(values)
+        func value(_ quantile: Double?) -> Any { quantile.map { rounded($0, places: 4) } as Any? ?? NSNull() }
+        return ["count": percentiles.count, "p50": value(percentiles.p50), "p95": value(percentiles.p95), "max": value(percentiles.max)]
     }
 
     static func rounded(_ value: Double, places: Int = 3) -> Double {

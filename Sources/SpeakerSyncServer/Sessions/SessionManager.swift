@@ -91,12 +91,8 @@ final class SessionManager: WebSocketHandler, Sendable {
 
     /// One live conversation with its transcript, if it runs here and `principal` may see it.
     func liveSession(conversationID: String, visibleTo principal: Principal) -> LiveSessionSnapshot? {
-        let open = runners.withLock { Array($0.values) }
-        for runner in open {
-            guard let snapshot = runner.snapshot(includeTranscript: false), snapshot.conversationID == conversationID,
-                  principal.deviceID == nil || principal.deviceID == snapshot.deviceID else { continue }
-            return runner.snapshot(includeTranscript: true)
-        }
-        return nil
+        guard let snapshot = runner(conversationID: conversationID)?.snapshot(includeTranscript: true),
+              principal.deviceID == nil || principal.deviceID == snapshot.deviceID else { return nil }
+        return snapshot
     }
 }

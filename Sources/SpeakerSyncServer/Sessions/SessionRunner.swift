@@ -266,7 +266,7 @@ final class SessionRunner: @unchecked Sendable {
         if !start.providerNamed {
             do {
                 if let chosen = try environment.store.deviceProvider(deviceID: start.deviceID) {
-                    if environment.providers.provider(id: chosen) != nil, case .available = environment.providers.status(of: chosen) {
+                    if environment.providers.isAvailable(chosen) {
                         request.provider = chosen
                         providerSource = "device"
                     } else {

@@ -1,6 +1,7 @@
 // Stored conversations: a paged list; one as transcript, speaker timeline, rename/merge and export.
 import { api } from "./api.js";
 import { SpeakerColours, timeline } from "./charts.js";
+import { tableRow } from "./live-tab.js";
 import { renderSpeakers, renderTranscript, turnsOf } from "./transcript-view.js";
 
 export class ConversationsTab {
@@ -19,13 +20,8 @@ export class ConversationsTab {
   async load(cursor) {
     const page = await api.get(`/v1/conversations?limit=20${cursor ? "&cursor=" + encodeURIComponent(cursor) : ""}`);
     const rows = page.conversations.map((c) => {
-      const row = document.createElement("tr");
-      row.dataset.conversation = c.id;
-      for (const value of [c.id, c.device_id, c.provider, c.status, `${c.audio_seconds.toFixed(1)} s`, c.ended_at ?? c.started_at ?? ""]) {
-        const cell = document.createElement("td");
-        cell.textContent = value;
-        row.append(cell);
-      }
+      const row = tableRow([c.id, c.device_id, c.provider, c.status, `${c.audio_seconds.toFixed(1)} s`, c.ended_at ?? c.started_at ?? ""],
+        { conversation: c.id });
       row.onclick = () => this.open(c.id);
       return row;
     });

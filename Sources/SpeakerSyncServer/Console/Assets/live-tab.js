@@ -21,6 +21,18 @@ export function metric(name, value) {
   return box;
 }
 
+/// A table row of text cells; `data` becomes its data-* attributes (what tests and clicks find it by).
+export function tableRow(values, data = {}) {
+  const row = document.createElement("tr");
+  Object.assign(row.dataset, data);
+  for (const value of values) {
+    const cell = document.createElement("td");
+    cell.textContent = value;
+    row.append(cell);
+  }
+  return row;
+}
+
 export class LiveTab {
   constructor(state) {
     this.state = state;
@@ -44,16 +56,10 @@ export class LiveTab {
     if (!visible) return;
     this.empty.hidden = sessions.length > 0;
     this.body.replaceChildren(...sessions.map((s) => {
-      const row = document.createElement("tr");
-      row.dataset.conversation = s.conversation_id;
-      const cells = [s.conversation_id, s.device_id, s.provider, format.seconds(s.audio_seconds), s.word_count, s.unlabelled_word_count,
+      const row = tableRow([s.conversation_id, s.device_id, s.provider, format.seconds(s.audio_seconds), s.word_count, s.unlabelled_word_count,
         s.speaker_count, format.number(s.real_time_factor),
-        `${format.ms(s.label_latency_seconds.p50)} / ${format.ms(s.label_latency_seconds.p95)}`, format.ms(s.chunk_seconds.p50)];
-      for (const value of cells) {
-        const cell = document.createElement("td");
-        cell.textContent = value;
-        row.append(cell);
-      }
+        `${format.ms(s.label_latency_seconds.p50)} / ${format.ms(s.label_latency_seconds.p95)}`, format.ms(s.chunk_seconds.p50)],
+        { conversation: s.conversation_id });
       row.onclick = () => { this.followed = s.conversation_id; this.refreshDetail(); };
       return row;
     }));

@@ -3,7 +3,7 @@
 // against each result; (b) the browser's microphone, with the server recognising the words.
 import { api } from "./api.js";
 import { SpeakerColours, timeline } from "./charts.js";
-import { format } from "./live-tab.js";
+import { format, tableRow } from "./live-tab.js";
 import { MicrophoneSession } from "./microphone.js";
 import { renderTranscript } from "./transcript-view.js";
 
@@ -95,21 +95,11 @@ export class TestTab {
     this.status.dataset.status = report.status;
     this.results.hidden = false;
     const body = this.results.querySelector("tbody");
-    body.replaceChildren(...report.results.map((r) => {
-      const row = document.createElement("tr");
-      row.dataset.provider = r.provider;
-      row.dataset.status = r.status;
-      const cells = [r.provider, r.error ? `${r.status}: ${r.error}` : r.status, format.percent(r.der), format.percent(r.der_collar), format.percent(r.wder),
+    body.replaceChildren(...report.results.map((r) => tableRow([r.provider, r.error ? `${r.status}: ${r.error}` : r.status, format.percent(r.der), format.percent(r.der_collar), format.percent(r.wder),
         r.speakers_found == null ? "—" : `${r.speakers_found} / ${r.speakers_reference}`, r.unlabelled_word_count ?? "—",
         r.label_latency_seconds ? `${format.ms(r.label_latency_seconds.p50)} / ${format.ms(r.label_latency_seconds.p95)}` : "—",
-        format.number(r.real_time_factor), r.chunk_seconds ? format.ms(r.chunk_seconds.p50) : "—"];
-      for (const value of cells) {
-        const cell = document.createElement("td");
-        cell.textContent = value;
-        row.append(cell);
-      }
-      return row;
-    }));
+        format.number(r.real_time_factor), r.chunk_seconds ? format.ms(r.chunk_seconds.p50) : "—"],
+      { provider: r.provider, status: r.status })));
     const groups = [{ title: "truth", turns: report.truth.turns }];
     for (const r of report.results) if (r.turns) groups.push({ title: r.provider, turns: r.turns });
     if (report.truth.turns.length) timeline(document.getElementById("test-timeline"), groups, this.colours ?? new SpeakerColours());
