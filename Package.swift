@@ -225,7 +225,7 @@ let package = Package(
             "SpeakerEmbedding", "CSpeakerEmbeddingKernels", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
-            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport",
+            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", "MeetingSynth", "DeterministicRandom",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
