@@ -15,11 +15,13 @@ public struct StartRequest: Hashable, Sendable {
     /// Where this connection's first audio sample lies on the conversation timeline, in seconds.
     /// nil: 0 for a new conversation, the stored audio end for a resumed one.
     public var audioOffsetSeconds: Double?
+    /// Who recognises the words: the device (`words` messages) or the server (from the audio).
+    public var asr: ASRMode
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
         encoding: AudioEncoding, language: String? = nil, optionsJSON: String = "{}",
-        audioOffsetSeconds: Double? = nil
+        audioOffsetSeconds: Double? = nil, asr: ASRMode = .device
     ) {
         self.conversationID = conversationID
         self.deviceID = deviceID
@@ -29,6 +31,7 @@ public struct StartRequest: Hashable, Sendable {
         self.language = language
         self.optionsJSON = optionsJSON
         self.audioOffsetSeconds = audioOffsetSeconds
+        self.asr = asr
     }
 
     /// The start given entirely by the upgrade URL's query; `missing_field` when it is incomplete.
@@ -61,6 +64,7 @@ public struct StartRequest: Hashable, Sendable {
         self.init(
             conversationID: parameters.conversationID, deviceID: deviceID, provider: provider,
             sampleRate: sampleRate, encoding: encoding, language: parameters.language,
-            optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds)
+            optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds,
+            asr: parameters.asr ?? .device)
     }
 }
