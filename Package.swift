@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec",
-            .product(name: "Logging", package: "swift-log"),
+            "SpeechRecognition", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncEval", dependencies: [
             "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport",
@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
-            "DeterministicRandom", "OpusCodec",
+            "DeterministicRandom", "OpusCodec", "SpeechRecognition", "DiarizationScoring",
         ]),
     ]
 )
