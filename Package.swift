@@ -140,7 +140,7 @@ let package = Package(
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
-            "SherpaOnnxSpeakers",
+            "SherpaOnnxSpeakers", "SpeechRecognition",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
