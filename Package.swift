@@ -125,7 +125,7 @@ let package = Package(
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec",
-            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring",
+            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring", "SpeechRecognition",
             .product(name: "Logging", package: "swift-log"),
         ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
                        "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {
@@ -145,7 +145,7 @@ let package = Package(
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
-            "SherpaOnnxSpeakers",
+            "SherpaOnnxSpeakers", "SpeechRecognition",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -230,13 +230,13 @@ let package = Package(
             "SpeakerEmbedding", "CSpeakerEmbeddingKernels", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
-            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport",
+            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", "MeetingSynth", "DeterministicRandom",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
-            "DeterministicRandom", "OpusCodec",
+            "DeterministicRandom", "OpusCodec", "SpeechRecognition", "DiarizationScoring",
         ]),
     ]
 )

@@ -43,6 +43,14 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// RFC 6716's rules, more than 120 ms). The packet is dropped and the session goes on, as a device
     /// on a lossy link would rather lose 20 ms than the meeting.
     case invalidAudio = "invalid_audio"
+    /// A `words` message in a session whose start asked the server to recognise the words
+    /// (`asr: "server"`): two recognisers would put two transcripts on one timeline. The message is
+    /// dropped; the server's own words go on.
+    case asrConflict = "asr_conflict"
+    /// The start asked for `asr: "server"` but this server cannot recognise speech (its PocketSphinx
+    /// model is not installed or does not load). Nothing is wrong with the start otherwise: start again
+    /// with `asr: "device"`, or on a server that has the model.
+    case asrUnavailable = "asr_unavailable"
 
     /// What the session does after sending this error.
     ///
@@ -54,7 +62,8 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     public func disposition(rejectingStart: Bool = false) -> ErrorDisposition {
         switch self {
         case .malformedJSON, .unknownType, .audioBeforeStart, .alreadyStarted, .notStarted,
-            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable, .invalidAudio:
+            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable, .invalidAudio,
+            .asrConflict:
             return .continues
         case .missingField, .invalidField:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues
@@ -76,7 +85,7 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
             return .closes(CloseCode.idleTimeout)
         case .providerFailed, .internalError:
             return .closes(CloseCode.internalError)
-        case .providerUnavailable:
+        case .providerUnavailable, .asrUnavailable:
             return .closes(CloseCode.providerUnavailable)
         }
     }

@@ -21,6 +21,8 @@ public struct SessionInfo: Hashable, Sendable {
     /// The client's sample rate in Hz (as announced, before any resampling).
     public var sampleRate: Int
     public var encoding: AudioEncoding
+    /// Who recognises the words: the device, or the server from the audio.
+    public var asr: ASRMode
     /// True when the conversation already existed and this connection continues it.
     public var resumed: Bool
     /// Where this connection's first audio sample lies on the conversation timeline, in seconds.
@@ -32,10 +34,11 @@ public struct SessionInfo: Hashable, Sendable {
     public var providerSource: String?
 
     public init(
-        conversationID: String, provider: String, sampleRate: Int, encoding: AudioEncoding, resumed: Bool,
-        audioOffsetSeconds: Double, serverVersion: String, protocolVersion: Int = SessionInfo.protocolVersion,
+        conversationID: String, provider: String, sampleRate: Int, encoding: AudioEncoding, asr: ASRMode = .device,
+        resumed: Bool, audioOffsetSeconds: Double, serverVersion: String, protocolVersion: Int = SessionInfo.protocolVersion,
         providerSource: String? = nil
     ) {
+        self.asr = asr
         self.providerSource = providerSource
         self.conversationID = conversationID
         self.provider = provider

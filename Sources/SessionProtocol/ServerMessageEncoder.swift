@@ -17,6 +17,7 @@ public struct ServerMessageEncoder: Sendable {
             if let source = info.providerSource { writer.key("provider_source"); writer.string(source) }
             writer.key("sample_rate"); writer.integer(info.sampleRate)
             writer.key("encoding"); writer.string(info.encoding.rawValue)
+            writer.key("asr"); writer.string(info.asr.rawValue)
             writer.key("resumed"); writer.bool(info.resumed)
             writer.key("audio_offset_seconds"); writer.number(info.audioOffsetSeconds)
             writer.key("server_version"); writer.string(info.serverVersion)

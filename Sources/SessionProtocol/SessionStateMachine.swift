@@ -146,6 +146,8 @@ public struct SessionStateMachine: Sendable {
         case (.active, _):
             do throws(ProtocolError) {
                 switch try decoder.decode(envelope) {
+                case .words where start?.asr == .server:
+                    return fail(ProtocolError(.asrConflict, "this session's words come from the server (asr \"server\"); words messages are dropped"))
                 case .words(let words): return [.words(words)]
                 case .segments(let segments): return [.segments(segments)]
                 case .renameSpeaker(let speaker, let name): return [.renameSpeaker(speaker: speaker, name: name)]

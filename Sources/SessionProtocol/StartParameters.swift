@@ -14,11 +14,12 @@ public struct StartParameters: Hashable, Sendable {
     /// The `options` object as canonical JSON text (sorted keys), handed to the provider plugin as is.
     public var optionsJSON: String?
     public var audioOffsetSeconds: Double?
+    public var asr: ASRMode?
 
     public init(
         conversationID: String? = nil, deviceID: String? = nil, provider: String? = nil,
         sampleRate: Int? = nil, encoding: AudioEncoding? = nil, language: String? = nil,
-        optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil
+        optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil, asr: ASRMode? = nil
     ) {
         self.conversationID = conversationID
         self.deviceID = deviceID
@@ -28,6 +29,7 @@ public struct StartParameters: Hashable, Sendable {
         self.language = language
         self.optionsJSON = optionsJSON
         self.audioOffsetSeconds = audioOffsetSeconds
+        self.asr = asr
     }
 
     /// True when no field is set (no start information in the query).
@@ -49,7 +51,8 @@ public struct StartParameters: Hashable, Sendable {
             encoding: other.encoding ?? encoding,
             language: other.language ?? language,
             optionsJSON: other.optionsJSON ?? optionsJSON,
-            audioOffsetSeconds: other.audioOffsetSeconds ?? audioOffsetSeconds
+            audioOffsetSeconds: other.audioOffsetSeconds ?? audioOffsetSeconds,
+            asr: other.asr ?? asr
         )
     }
 
@@ -76,7 +79,7 @@ public struct StartParameters: Hashable, Sendable {
                     throw .invalid(key, in: "query", "must be JSON text of an object")
                 }
                 members[key] = parsed
-            case "conversation_id", "device_id", "provider", "encoding", "language":
+            case "conversation_id", "device_id", "provider", "encoding", "language", "asr":
                 members[key] = .string(value)
             default:
                 continue
@@ -134,6 +137,13 @@ public struct StartParameters: Hashable, Sendable {
                 throw .invalid("audio_offset_seconds", in: reader.context, "must not be negative")
             }
             parameters.audioOffsetSeconds = offset
+        }
+        if let name = try reader.optionalString("asr") {
+            guard let mode = ASRMode(rawValue: name) else {
+                throw .invalid("asr", in: reader.context,
+                               "must be " + ASRMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ") + ", got \"\(name)\"")
+            }
+            parameters.asr = mode
         }
         return parameters
     }

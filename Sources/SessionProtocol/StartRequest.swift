@@ -18,11 +18,13 @@ public struct StartRequest: Hashable, Sendable {
     /// Whether the client named `provider`. When it did not, `provider` is the server default and the
     /// server may replace it with the device's own choice (its console setting) before beginning.
     public var providerNamed: Bool = true
+    /// Who recognises the words: the device (`words` messages) or the server (from the audio).
+    public var asr: ASRMode
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
         encoding: AudioEncoding, language: String? = nil, optionsJSON: String = "{}",
-        audioOffsetSeconds: Double? = nil
+        audioOffsetSeconds: Double? = nil, asr: ASRMode = .device
     ) {
         self.conversationID = conversationID
         self.deviceID = deviceID
@@ -32,6 +34,7 @@ public struct StartRequest: Hashable, Sendable {
         self.language = language
         self.optionsJSON = optionsJSON
         self.audioOffsetSeconds = audioOffsetSeconds
+        self.asr = asr
     }
 
     /// The start given entirely by the upgrade URL's query; `missing_field` when it is incomplete.
@@ -64,7 +67,8 @@ public struct StartRequest: Hashable, Sendable {
         self.init(
             conversationID: parameters.conversationID, deviceID: deviceID, provider: provider,
             sampleRate: sampleRate, encoding: encoding, language: parameters.language,
-            optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds)
+            optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds,
+            asr: parameters.asr ?? .device)
         providerNamed = parameters.provider != nil
     }
 }

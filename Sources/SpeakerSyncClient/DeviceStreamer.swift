@@ -20,6 +20,9 @@ public struct DeviceStreamConfig: Sendable {
     public var speed: Double?
     /// The start message's `options` object, as JSON text.
     public var optionsJSON: String?
+    /// The start's `asr`: nil/"device" (the words given to `stream` are sent), or "server" (the server
+    /// recognises the audio; give no words).
+    public var asr: String?
     /// Send each ASR result first as volatile, then final, as SpeechAnalyzer does.
     public var volatileResults: Bool
     /// Where the audio starts on the conversation timeline when resuming (nil: the server decides).
@@ -53,6 +56,7 @@ public struct DeviceStreamConfig: Sendable {
         self.chunkSeconds = 0.1
         self.speed = nil
         self.optionsJSON = nil
+        self.asr = nil
         self.volatileResults = false
         self.audioOffsetSeconds = nil
         self.finalizeTimeoutSeconds = 120
@@ -137,6 +141,7 @@ public final class DeviceStreamer: Sendable {
                                            conversationID: config.conversationID ?? UUID().uuidString.lowercased())
         kit.spoolDirectory = config.spoolDirectory
         kit.optionsJSON = config.optionsJSON
+        kit.asr = config.asr
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in

@@ -16,6 +16,9 @@ public struct SpeakerSyncSessionConfig: Sendable {
     public var language: String?
     /// The start's `options` object as JSON text.
     public var optionsJSON: String?
+    /// The start's `asr`: nil or "device" (the app sends words), "server" (the server recognises the
+    /// audio itself; the app sends audio only).
+    public var asr: String?
     /// Where this session's first sample lies on the conversation's timeline; nil: where the server's
     /// stored audio ends (0 for a new conversation). Later connections always resume where the server is.
     public var audioOffsetSeconds: Double?
@@ -41,6 +44,7 @@ public struct SpeakerSyncSessionConfig: Sendable {
         self.conversationID = conversationID
         self.language = nil
         self.optionsJSON = nil
+        self.asr = nil
         self.audioOffsetSeconds = nil
         self.reconnect = .default
         self.retentionSeconds = 900

@@ -34,34 +34,42 @@ public final class PocketSphinxRecognizer {
         }
         let audio = try resampled(samples, sampleRate: sampleRate)
         let pcm = PCM16Quantizer(ditherSteps: config.ditherSteps).quantize(audio)
-        let blockSize = config.blockSeconds.map { max(1, Int($0 * Double(config.modelSampleRate))) }
         let rate = Double(config.modelSampleRate)
         let durationSeconds = Double(audio.count) / rate
 
         var words: [RecognizedWord] = []
         let utterances = UtteranceSegmenter(config: config).utterances(audio)
         for range in utterances {
-            let offsetSeconds = Double(range.lowerBound) / rate
-            let limitSeconds = Double(range.upperBound) / rate
-            let segments = try decoder.decodeUtterance(pcm[range], blockSize: blockSize)
-            logger.trace("utterance decoded", metadata: [
-                "startSeconds": "\(offsetSeconds)", "samples": "\(range.count)",
-                "segments": "\(segments.map { "\($0.text)@\($0.startFrame)-\($0.endFrame)" }.joined(separator: " "))",
-            ])
-            for segment in segments {
-                guard let text = Self.spokenWord(segment.text) else { continue }
-                let start = offsetSeconds + Double(segment.startFrame) / Double(config.framesPerSecond)
-                let end = offsetSeconds + Double(segment.endFrame + 1) / Double(config.framesPerSecond)
-                let confidence = min(1, max(0, decoder.linearProbability(segment.logPosterior)))
-                // The last frame can reach past the utterance by part of a frame; clamping keeps words of
-                // neighbouring utterances from overlapping.
-                words.append(RecognizedWord(text: text, startSeconds: min(start, limitSeconds),
-                                            endSeconds: min(end, limitSeconds), confidence: confidence))
-            }
+            words += try decodeUtterance(pcm[range], startSeconds: Double(range.lowerBound) / rate,
+                                         endSeconds: Double(range.upperBound) / rate)
         }
         logger.debug("recognised", metadata: [
             "words": "\(words.count)", "utterances": "\(utterances.count)", "seconds": "\(durationSeconds)",
         ])
+        return words
+    }
+
+    /// Decodes one utterance of 16-bit samples at the model's rate that lies at `startSeconds` …
+    /// `endSeconds` on the caller's timeline; returns its words on that timeline. Used for each
+    /// utterance of a recording here and for each closed utterance of a stream by `StreamingRecognizer`.
+    func decodeUtterance(_ pcm: ArraySlice<Int16>, startSeconds: Double, endSeconds: Double) throws -> [RecognizedWord] {
+        let blockSize = config.blockSeconds.map { max(1, Int($0 * Double(config.modelSampleRate))) }
+        let segments = try decoder.decodeUtterance(pcm, blockSize: blockSize)
+        logger.trace("utterance decoded", metadata: [
+            "startSeconds": "\(startSeconds)", "samples": "\(pcm.count)",
+            "segments": "\(segments.map { "\($0.text)@\($0.startFrame)-\($0.endFrame)" }.joined(separator: " "))",
+        ])
+        var words: [RecognizedWord] = []
+        for segment in segments {
+            guard let text = Self.spokenWord(segment.text) else { continue }
+            let start = startSeconds + Double(segment.startFrame) / Double(config.framesPerSecond)
+            let end = startSeconds + Double(segment.endFrame + 1) / Double(config.framesPerSecond)
+            let confidence = min(1, max(0, decoder.linearProbability(segment.logPosterior)))
+            // The last frame can reach past the utterance by part of a frame; clamping keeps words of
+            // neighbouring utterances from overlapping.
+            words.append(RecognizedWord(text: text, startSeconds: min(start, endSeconds),
+                                        endSeconds: min(end, endSeconds), confidence: confidence))
+        }
         return words
     }
 

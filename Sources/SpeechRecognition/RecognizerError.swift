@@ -18,6 +18,8 @@ public struct RecognizerError: Error, Sendable, Equatable, CustomStringConvertib
         case decodeFailed = "decode_failed"
         /// Writing a words file failed.
         case io = "io_error"
+        /// `StreamingRecognizer.process` or `finish` after the stream was finished.
+        case streamFinished = "stream_finished"
     }
 
     public var code: Code

@@ -17,8 +17,11 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "How to send a WAV: pcm_s16le, or opus (encoded here: 20 ms packets, 24 kbps; the WAV must be 8, 12, 16, 24 or 48 kHz).")
     var encoding: DeviceAudioEncoding = .pcmS16LE
 
-    @Option(help: "Words file: {\"words\":[{\"text\",\"start\",\"end\",\"confidence\"?}]}.")
-    var words: String
+    @Option(help: "Words file: {\"words\":[{\"text\",\"start\",\"end\",\"confidence\"?}]}. Required unless --asr server.")
+    var words: String?
+
+    @Option(help: "Who recognises the words: device (the --words file is sent) or server (the server recognises the audio with PocketSphinx; no --words).")
+    var asr: ASRChoice = .device
 
     @Option(help: "Device segments file {\"segments\":[{\"speaker\",\"start\",\"end\"}]} (provider device).")
     var segments: String?
@@ -58,9 +61,18 @@ struct StreamCommand: AsyncParsableCommand {
     var volatile = false
 
     enum OutputFormat: String, ExpressibleByArgument { case text, json }
+    enum ASRChoice: String, ExpressibleByArgument { case device, server }
+
+    func validate() throws {
+        switch (asr, words) {
+        case (.device, nil): throw ValidationError("--words is required (or let the server recognise the words: --asr server)")
+        case (.server, _?): throw ValidationError("--asr server makes the server recognise the words; give no --words")
+        default: break
+        }
+    }
 
     func run() async throws {
-        var deviceWords = try DeviceInput.readWords(path: words)
+        var deviceWords = try words.map { try DeviceInput.readWords(path: $0) } ?? []
         var deviceSegments: [DeviceSegment] = []
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
@@ -110,6 +122,7 @@ struct StreamCommand: AsyncParsableCommand {
         config.speed = speed
         config.conversationID = conversationID
         config.optionsJSON = options
+        config.asr = asr == .server ? "server" : nil
         config.volatileResults = volatile
         config.caFilePath = tls.caFile
         let logger = makeLogger(level: "warning", label: "speakersync.stream")

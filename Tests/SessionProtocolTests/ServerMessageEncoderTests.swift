@@ -72,9 +72,10 @@ import Testing
 
     @Test func sessionRoundTrips() throws {
         let info = SessionInfo(
-            conversationID: "c-9", provider: "energy", sampleRate: 44_100, encoding: .pcmF32LE, resumed: true,
+            conversationID: "c-9", provider: "energy", sampleRate: 44_100, encoding: .pcmF32LE, asr: .server, resumed: true,
             audioOffsetSeconds: 61.25, serverVersion: "0.1.0")
         let object = try foundationObject(encoder.encode(.session(info)))
+        #expect(object["asr"] as? String == "server")
         #expect(object["type"] as? String == "session")
         #expect(object["conversation_id"] as? String == "c-9")
         #expect(object["provider"] as? String == "energy")
@@ -148,7 +149,7 @@ import Testing
             resumed: false, audioOffsetSeconds: 0, serverVersion: "0.1.0")
         #expect(
             encoder.encode(.session(info))
-                == #"{"type":"session","conversation_id":"standup-2024-05-02","provider":"device","sample_rate":16000,"encoding":"pcm_s16le","resumed":false,"audio_offset_seconds":0,"server_version":"0.1.0","protocol_version":1}"#
+                == #"{"type":"session","conversation_id":"standup-2024-05-02","provider":"device","sample_rate":16000,"encoding":"pcm_s16le","asr":"device","resumed":false,"audio_offset_seconds":0,"server_version":"0.1.0","protocol_version":1}"#
         )
         let error = ProtocolError(.invalidTimestamp, "words.words[0]: end 2.1 is before start 2.3")
         #expect(

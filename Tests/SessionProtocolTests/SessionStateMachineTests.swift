@@ -291,6 +291,27 @@ import Testing
         #expect(machine.transcriptRevision == 5)
     }
 
+    /// In a session whose words come from the server, a device's `words` message is refused with
+    /// `asr_conflict` and dropped; the session and its other messages go on.
+    @Test func wordsInAServerASRSessionAreAConflict() {
+        var machine = SessionStateMachine()
+        _ = machine.opened(query: ["asr": "server"])
+        let begun = machine.receivedText(Self.startText)
+        var expected = Self.start
+        expected.asr = .server
+        #expect(begun == [.begin(expected)])
+        let actions = machine.receivedText(#"{"type":"words","result_id":"r1","final":true,"words":[{"text":"hi","start":0,"end":0.2}]}"#)
+        #expect(errors(actions).map(\.code) == [.asrConflict])
+        #expect(errors(actions).allSatisfy { !$0.fatal })
+        #expect(closes(actions).isEmpty)
+        #expect(machine.state == .active)
+        #expect(machine.receivedText(#"{"type":"rename_speaker","speaker":"Speaker 1","name":"Anna"}"#) == [.renameSpeaker(speaker: "Speaker 1", name: "Anna")])
+        #expect(machine.receivedBinary([0, 0, 0, 0]) == [.audio(samples: [0, 0])])
+        // A device-ASR session takes the same message.
+        var device = started()
+        #expect(errors(device.receivedText(#"{"type":"words","result_id":"r1","final":true,"words":[]}"#)).isEmpty)
+    }
+
     @Test func everyErrorCodeHasADocumentedDisposition() {
         // Fatal codes close with their RFC 6455 or application close code, never 1000.
         for code in ProtocolErrorCode.allCases {
@@ -306,5 +327,7 @@ import Testing
         #expect(ProtocolErrorCode.invalidOptions.disposition() == .closes(1007))
         #expect(ProtocolErrorCode.providerFailed.disposition() == .closes(1011))
         #expect(ProtocolErrorCode.providerUnavailable.disposition() == .closes(4001))
+        #expect(ProtocolErrorCode.asrConflict.disposition() == .continues)
+        #expect(ProtocolErrorCode.asrUnavailable.disposition() == .closes(4001))
     }
 }

@@ -66,6 +66,39 @@ import Testing
                         optionsJSON: #"{"m":2}"#)))
     }
 
+    /// `asr` from the message or the query: "device" (also when absent) or "server"; anything else is
+    /// `invalid_field` naming the allowed values, which rejects the start.
+    @Test func asrFromMessageAndQuery() throws {
+        let decoder = ClientMessageDecoder()
+        let base = #""type":"start","device_id":"d","provider":"none","sample_rate":16000,"encoding":"pcm_s16le""#
+        #expect(try decoder.decode("{\(base)}") == .start(StartRequest(deviceID: "d", provider: "none", sampleRate: 16_000, encoding: .pcmS16LE)))
+        guard case .start(let server) = try decoder.decode("{\(base),\"asr\":\"server\"}") else {
+            Issue.record("not a start")
+            return
+        }
+        #expect(server.asr == .server)
+        let query = try StartRequest.fromQuery(["device_id": "d", "provider": "none", "sample_rate": "16000", "encoding": "pcm_s16le", "asr": "server"])
+        #expect(query.asr == .server)
+        #expect(try StartParameters.fromQuery(["asr": ""]).asr == nil)
+        // The message's value overrides the query's.
+        let defaults = try StartParameters.fromQuery(["asr": "server"])
+        guard case .start(let overridden) = try decoder.decode(decoder.envelope("{\(base),\"asr\":\"device\"}"), startDefaults: defaults) else {
+            Issue.record("not a start")
+            return
+        }
+        #expect(overridden.asr == .device)
+        for bad in [#""asr":"cloud""#, #""asr":1"#, #""asr":"""#] {
+            do {
+                _ = try decoder.decode("{\(base),\(bad)}")
+                Issue.record("accepted \(bad)")
+            } catch {
+                #expect(error.code == .invalidField)
+                #expect(error.message.contains("asr"))
+            }
+        }
+        #expect(throws: ProtocolError.self) { try StartParameters.fromQuery(["asr": "Server"]) }
+    }
+
     @Test func conversationIDAlphabet() {
         #expect(StartParameters.isValidConversationID("A-z_0.9:x"))
         #expect(StartParameters.isValidConversationID(String(repeating: "a", count: 128)))

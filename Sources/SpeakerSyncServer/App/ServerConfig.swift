@@ -1,6 +1,7 @@
 import Foundation
 import ProviderIsolation
 import SessionProtocol
+import SpeechRecognition
 import TranscriptMerge
 
 /// Everything `SpeakerSyncApplication` can be told; `.default` is what `speakersync serve` uses.
@@ -37,6 +38,13 @@ public struct ServerConfig: Sendable {
     /// plaintext. One without the other is refused by `start()` (`ServerError.tlsIncomplete`).
     public var tlsCertificatePath: String?
     public var tlsPrivateKeyPath: String?
+
+    /// The PocketSphinx model for `asr: "server"` sessions (loaded at the first such session, shared
+    /// by all); nil turns server-side recognition off (such a start is `asr_unavailable`).
+    public var speechRecognizer: RecognizerConfig? = .default
+    /// PocketSphinx decoders at most (each holds its own copy of the model, tens of MB): utterances of
+    /// more sessions than this wait for one, on their session's recogniser queue.
+    public var maxSpeechDecoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
     /// Whether the server speaks TLS (both files configured).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }

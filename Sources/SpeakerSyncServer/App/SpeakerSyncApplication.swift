@@ -4,6 +4,7 @@ import PluginHost
 import PostgresClient
 import ProviderIsolation
 import SessionProtocol
+import SpeechRecognition
 import Synchronization
 import WebSocketTransport
 
@@ -116,7 +117,8 @@ public final class SpeakerSyncApplication: Sendable {
             manager.bind(SessionEnvironment(
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
-                serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics
+                serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics,
+                recognizers: config.speechRecognizer.map { RecognizerPool(config: $0, maximum: config.maxSpeechDecoders, logger: logger) }
             ))
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)

@@ -63,6 +63,9 @@ public final class ServerMetrics: Sendable {
         "speakersync_provider_chunk_seconds": ("histogram", "Per audio frame: from handing it to the provider to its turns coming back, by provider."),
         "speakersync_provider_real_time_factor": ("histogram", "Per session: provider CPU seconds over audio seconds, by provider."),
         "speakersync_word_label_latency_seconds": ("histogram", "Per labelled word: from having the word and its audio to the first update that gave it a speaker, by provider."),
+        "speakersync_asr_words_total": ("counter", "Words the server recognised itself in asr=server sessions (merged like received words)."),
+        "speakersync_asr_failures_total": ("counter", "Utterances the server's speech recogniser could not decode (their words are lost), by code."),
+        "speakersync_asr_real_time_factor": ("histogram", "Per asr=server session: speech recogniser CPU seconds over audio seconds."),
         "speakersync_http_requests_total": ("counter", "HTTP requests answered, by route and status."),
         "speakersync_resident_memory_bytes": ("gauge", "Resident memory of the server process and its provider workers."),
     ]

@@ -21,6 +21,10 @@ struct LiveSession {
     var speakers: SpeakerRegistry
     var engine: (any ProviderSession)?
     var resampler: StreamingResampler?
+    /// `asr: "server"`: the session's speech recogniser, until it has finished.
+    var recognizer: SessionRecognizer?
+    /// CPU the recogniser took over the session, once it has finished (for its real-time factor).
+    var recognizerCPUSeconds: Double?
     /// Encoding `opus`: this session's decoder, at the start's sample rate.
     var opusDecoder: OpusDecoder?
     var inputSampleCount = 0
@@ -58,9 +62,22 @@ struct LiveSession {
             id: conversationID, deviceID: request.deviceID, provider: request.provider,
             sampleRate: request.sampleRate, encoding: request.encoding.rawValue, language: request.language,
             // Stored for the record; a secret-like option (a key a client should not have sent) is not.
-            optionsJSON: Redaction.options(request.optionsJSON), status: .active, audioSeconds: audioOffsetSeconds
+            optionsJSON: Self.storedOptions(request), status: .active, audioSeconds: audioOffsetSeconds
         )
         savedAudioSeconds = audioOffsetSeconds
+    }
+
+    /// The start's options as stored with the conversation (redacted), plus `"asr": "server"` when the
+    /// server recognised the words: the record of who made the transcript's words, without a column
+    /// of its own. The key cannot clash with a provider option in practice: the bundled plugins refuse
+    /// unknown keys, so a start carrying `asr` inside `options` is refused before anything is stored.
+    static func storedOptions(_ request: StartRequest) -> String {
+        let redacted = Redaction.options(request.optionsJSON)
+        guard request.asr == .server else { return redacted }
+        var object = (try? JSONSerialization.jsonObject(with: Data(redacted.utf8))) as? [String: Any] ?? [:]
+        object["asr"] = ASRMode.server.rawValue
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return redacted }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// End of the received audio on the conversation timeline.

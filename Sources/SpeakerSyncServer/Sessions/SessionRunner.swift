@@ -6,6 +6,7 @@ import OpusCodec
 import PluginHost
 import SessionProtocol
 import SpeakerSyncAudio
+import SpeechRecognition
 import Synchronization
 import TranscriptMerge
 import WebSocketTransport
@@ -34,6 +35,9 @@ struct SessionEnvironment: Sendable {
     /// socket too (a worker slower than the device must not make the server buffer without bound).
     var providerBacklogPauseSamples: Int = 60 * 16_000
     var providerBacklogResumeSamples: Int = 15 * 16_000
+    /// Speech recognisers for `asr: "server"` sessions, shared by all sessions (models load on first
+    /// use); nil: this server does not recognise speech, and such a start is `asr_unavailable`.
+    var recognizers: RecognizerPool? = nil
 }
 
 /// One WebSocket session: feeds the pure `SessionStateMachine` and carries out its actions.
@@ -62,8 +66,12 @@ final class SessionRunner: @unchecked Sendable {
     /// Why the session is ending, when a server-side failure says it better than the state machine's
     /// reason (a provider's crash, the server stopping): stored with the interrupted conversation.
     private var endReason: String?
-    /// Runs once the provider's final turns are in (finalize or teardown waits for them).
-    private var afterProviderFinal: (() -> Void)?
+    /// Runs once the provider's final turns and the recogniser's last words are in (finalize or
+    /// teardown waits for them): when neither `live.engine` nor `live.recognizer` is left.
+    private var afterAnalysis: (() -> Void)?
+    /// The provider was asked for its final turns / the recogniser to finish (each is asked once).
+    private var providerFinishing = false
+    private var recognizerFinishing = false
     /// Whether reading is paused because the provider has too much audio in flight.
     private var providerBacklogPaused = false
     /// The device whose session count this session holds (from its start until the socket closes).
@@ -137,7 +145,7 @@ final class SessionRunner: @unchecked Sendable {
     /// Resumes reading once both the queued frames and the provider's audio in flight have drained.
     /// Queue only.
     private func resumeReceivingIfDrained() {
-        let pending = live?.engine?.pendingSampleCount ?? 0
+        let pending = analysisBacklogSamples
         if providerBacklogPaused, pending < environment.providerBacklogResumeSamples {
             providerBacklogPaused = false
         }
@@ -147,10 +155,18 @@ final class SessionRunner: @unchecked Sendable {
         }
     }
 
-    /// Pauses reading while the provider has more audio in flight than the limit. Queue only.
+    /// Audio handed over and not yet processed, in 16 kHz samples: the provider's or the speech
+    /// recogniser's, whichever is further behind. Queue only.
+    private var analysisBacklogSamples: Int {
+        let provider = live?.engine?.pendingSampleCount ?? 0
+        let recognizer = Int((live?.recognizer?.pendingSeconds ?? 0) * 16_000)
+        return max(provider, recognizer)
+    }
+
+    /// Pauses reading while the provider or the recogniser has more audio in flight than the limit. Queue only.
     private func pauseReceivingIfProviderBehind() {
-        guard let pending = live?.engine?.pendingSampleCount, pending > environment.providerBacklogPauseSamples,
-              !providerBacklogPaused else { return }
+        let pending = analysisBacklogSamples
+        guard pending > environment.providerBacklogPauseSamples, !providerBacklogPaused else { return }
         providerBacklogPaused = true
         if !receivingPaused.exchange(true, ordering: .relaxed) {
             environment.transport.setReceivingPaused(true, for: connection)
@@ -187,6 +203,10 @@ final class SessionRunner: @unchecked Sendable {
                 metrics.observe("speakersync_provider_real_time_factor", labels, factor, buckets: ServerMetrics.factorBuckets)
             }
             for latency in stats.firstLabelLatenciesSeconds { metrics.observe("speakersync_word_label_latency_seconds", labels, latency) }
+        }
+        if let live, live.request.asr == .server, let cpu = live.recognizerCPUSeconds {
+            let audio = live.audioEndSeconds - live.audioOffsetSeconds
+            if audio > 0 { metrics.observe("speakersync_asr_real_time_factor", [:], cpu / audio, buckets: ServerMetrics.factorBuckets) }
         }
     }
 
@@ -287,6 +307,21 @@ final class SessionRunner: @unchecked Sendable {
             run(machine.failed(ProtocolError(.providerUnavailable, "provider \(request.provider) is unavailable: \(reason)")))
             return
         }
+        if request.asr == .server {
+            // Checked before anything is claimed or created. Loads the model the first time (a few
+            // tenths of a second, once per process); later starts return at once.
+            guard let pool = environment.recognizers else {
+                run(machine.failed(ProtocolError(.asrUnavailable, "this server does not recognise speech; send words from the device (asr \"device\")")))
+                return
+            }
+            do {
+                try pool.prepare()
+            } catch {
+                logger.error("speech recogniser unavailable", metadata: ["error": "\(error)"])
+                run(machine.failed(ProtocolError(.asrUnavailable, "server-side speech recognition is unavailable: \(error); send words from the device (asr \"device\")")))
+                return
+            }
+        }
         let conversationID = request.conversationID ?? UUID().uuidString.lowercased()
         if let device = principal.deviceID, request.conversationID != nil {
             // A device token resumes only its own device's conversations; it must not even make the
@@ -353,6 +388,21 @@ final class SessionRunner: @unchecked Sendable {
                 return
             }
         }
+        if request.asr == .server, let pool = environment.recognizers {
+            do {
+                session.recognizer = try SessionRecognizer(
+                    pool: pool, sampleRate: request.sampleRate, offsetSeconds: session.audioOffsetSeconds,
+                    label: "speakersync.session.\(connection.rawValue)", sessionQueue: queue, logger: logger
+                ) { [weak self] event in
+                    self?.recognizerEvent(event)
+                }
+            } catch {
+                session.engine?.close()
+                environment.claims.release(conversationID, by: self)
+                run(machine.failed(ProtocolError(.asrUnavailable, "cannot recognise \(request.sampleRate) Hz audio: \(error)")))
+                return
+            }
+        }
         live = session
         metricsProvider = request.provider
         environment.metrics.increment("speakersync_sessions_started_total", ["provider": request.provider])
@@ -362,11 +412,11 @@ final class SessionRunner: @unchecked Sendable {
         let resumed = stored != nil
         let info = SessionInfo(
             conversationID: conversationID, provider: request.provider, sampleRate: request.sampleRate,
-            encoding: request.encoding, resumed: resumed, audioOffsetSeconds: session.audioOffsetSeconds,
+            encoding: request.encoding, asr: request.asr, resumed: resumed, audioOffsetSeconds: session.audioOffsetSeconds,
             serverVersion: environment.serverVersion, protocolVersion: SessionInfo.protocolVersion,
             providerSource: providerSource
         )
-        logger.info("session started", metadata: ["provider": "\(request.provider)", "resumed": "\(resumed)"])
+        logger.info("session started", metadata: ["provider": "\(request.provider)", "asr": "\(request.asr.rawValue)", "resumed": "\(resumed)"])
         persist(step, delivery: .firstOutcome) { [self] stored in
             run(machine.send(.session(info)))
             if resumed, let live {
@@ -449,6 +499,10 @@ final class SessionRunner: @unchecked Sendable {
         guard live != nil, !live!.finalized else { return }
         live!.inputSampleCount += samples.count
         live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
+        if let recognizer = live!.recognizer {
+            recognizer.push(samples)
+            if live!.engine == nil { pauseReceivingIfProviderBehind() }
+        }
         guard let engine = live!.engine else { return }
         let pcm = live!.resampler?.process(samples) ?? samples
         // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
@@ -494,7 +548,7 @@ final class SessionRunner: @unchecked Sendable {
             saveVoiceProfiles(result.profiles)
             live!.engine?.close()
             live!.engine = nil
-            runAfterProviderFinal()
+            runAfterAnalysisIfDone()
         case .failed(let error):
             providerFailed(error)
         }
@@ -503,6 +557,45 @@ final class SessionRunner: @unchecked Sendable {
     private func words(_ message: WordsMessage) {
         guard live != nil else { return }
         environment.metrics.increment("speakersync_words_received_total", by: Double(message.words.count))
+        mergeWords(message)
+    }
+
+    /// What the session's speech recogniser reports (asr "server"), on the queue.
+    private func recognizerEvent(_ event: RecognizerEvent) {
+        guard live != nil else { return }
+        switch event {
+        case .processed(let utterances):
+            serverWords(utterances)
+            resumeReceivingIfDrained()
+        case .finished(let utterances, let cpuSeconds):
+            serverWords(utterances)
+            live!.recognizer = nil
+            live!.recognizerCPUSeconds = cpuSeconds
+            runAfterAnalysisIfDone()
+        }
+    }
+
+    /// Each decoded utterance becomes one final ASR result, merged exactly as a device's `words`
+    /// message: result id `asr:<session token>:<n>` (unique in the conversation across resumes, as a
+    /// device's result ids are), the recogniser's confidences, the same labelling, storing and updates.
+    private func serverWords(_ utterances: [RecognizedUtterance]) {
+        for utterance in utterances {
+            if let failure = utterance.failure {
+                logger.warning("speech recogniser failed on an utterance; its words are lost", metadata: [
+                    "start_seconds": "\(utterance.startSeconds)", "end_seconds": "\(utterance.endSeconds)", "error": "\(failure)",
+                ])
+                environment.metrics.increment("speakersync_asr_failures_total", ["code": failure.code.rawValue])
+            }
+            guard !utterance.words.isEmpty, live != nil else { continue }
+            environment.metrics.increment("speakersync_asr_words_total", by: Double(utterance.words.count))
+            mergeWords(WordsMessage(resultID: "asr:\(live!.sessionToken):\(utterance.index)", isFinal: true,
+                                    words: utterance.words.map(\.word)))
+        }
+    }
+
+    /// Words of the device's ASR or the server's: labelled by the merge, stored, sent as updates.
+    private func mergeWords(_ message: WordsMessage) {
+        guard live != nil else { return }
         let arrived = message.words.indices.map { (id: WordID(message.resultID, $0), endSeconds: message.words[$0].endSeconds) }
         live!.labelLatency.wordsArrived(arrived, at: live!.nowSeconds)
         let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
@@ -615,7 +708,7 @@ final class SessionRunner: @unchecked Sendable {
             return
         }
         live!.labelLatency.audioEnded(at: live!.nowSeconds)
-        finishProvider { [self] in
+        finishAnalysis { [self] in
             guard live != nil else { return }
             live!.finalized = true
             live!.conversation.status = .finalized
@@ -651,11 +744,12 @@ final class SessionRunner: @unchecked Sendable {
                 release()
             }
         }
-        if afterProviderFinal != nil {
-            // A finalize is waiting for the provider already: store as interrupted when it is done.
-            afterProviderFinal = store
+        if afterAnalysis != nil {
+            // A finalize is waiting for the provider and recogniser already: store as interrupted when
+            // they are done.
+            afterAnalysis = store
         } else {
-            finishProvider(then: store)
+            finishAnalysis(then: store)
         }
     }
 
@@ -665,26 +759,33 @@ final class SessionRunner: @unchecked Sendable {
         if live == nil || released { body() } else { releaseWaiters.append(body) }
     }
 
-    /// Asks the provider for its final turns (flushing the resampler's tail first) and runs `body` once
-    /// they are applied, or at once when there is no provider or it has failed.
-    private func finishProvider(then body: @escaping () -> Void) {
-        guard let engine = live?.engine else {
-            body()
-            return
+    /// Asks the provider for its final turns (flushing the resampler's tail first) and the speech
+    /// recogniser for its last utterance, both at once, and runs `body` once both are applied (at once
+    /// when there is neither, or they are done or failed already). Each is asked only once, so a
+    /// teardown that follows an abandoned finalize waits for what is still under way.
+    private func finishAnalysis(then body: @escaping () -> Void) {
+        afterAnalysis = body
+        if let engine = live?.engine, !providerFinishing {
+            providerFinishing = true
+            if var resampler = live!.resampler {
+                let tail = resampler.flush()
+                live!.resampler = resampler
+                if !tail.isEmpty { engine.push(samples: tail) }
+            }
+            engine.finalize()
         }
-        afterProviderFinal = body
-        if var resampler = live!.resampler {
-            let tail = resampler.flush()
-            live!.resampler = resampler
-            if !tail.isEmpty { engine.push(samples: tail) }
+        if let recognizer = live?.recognizer, !recognizerFinishing {
+            recognizerFinishing = true
+            recognizer.finish()
         }
-        engine.finalize()
+        runAfterAnalysisIfDone()
     }
 
-    private func runAfterProviderFinal() {
-        let body = afterProviderFinal
-        afterProviderFinal = nil
-        body?()
+    /// Runs the waiting finalize or teardown once neither the provider nor the recogniser is left.
+    private func runAfterAnalysisIfDone() {
+        guard live?.engine == nil, live?.recognizer == nil, let body = afterAnalysis else { return }
+        afterAnalysis = nil
+        body()
     }
 
     /// The provider failed (a plugin error, or its worker crashed or hung): the session ends with
@@ -694,17 +795,17 @@ final class SessionRunner: @unchecked Sendable {
         logger.error("provider failed", metadata: ["error": "\(error)"])
         environment.metrics.increment("speakersync_provider_failures_total",
                                       ["provider": live?.request.provider ?? "unknown", "code": error.code.rawValue])
-        let waiting = afterProviderFinal
-        afterProviderFinal = nil
         live?.engine?.close()
         live?.engine = nil
         if tearingDown {
-            // The connection had ended already; `waiting` stores the conversation as interrupted.
-            waiting?()
+            // The connection had ended already; the waiting teardown stores the conversation as
+            // interrupted (once the recogniser, if any, is done too).
+            runAfterAnalysisIfDone()
             return
         }
         // A finalize waiting for the final turns is abandoned: the fatal error tears the session down
         // instead, which stores it as interrupted, not finalized.
+        afterAnalysis = nil
         let message = error.code == .providerCrashed || error.code == .providerHung
             ? error.message : "the diarization provider failed: \(error)"
         endReason = message
