@@ -1,4 +1,6 @@
 import Foundation
+import MeetingSynth
+import SpeakerSyncAudio
 import Testing
 import SpeakerSyncClient
 import TestSupport
@@ -109,6 +111,60 @@ import TestSupport
             #expect(stored.contains { $0["label"] as? String == label && $0["name"] as? String == "Alice" })
             try await Self.save(browser, "console-conversation.png")
         }
+    }
+
+    /// The microphone path: the page captures audio (Chromium's fake microphone playing a synthetic
+    /// meeting, the same voices and synth defaults as `speakersync synth`), streams it as pcm_s16le at the
+    /// AudioContext's rate with `"asr":"server"`, and shows the words the server recognised, each with
+    /// a speaker; stopping finalizes, and the page's words are the stored conversation's.
+    @Test func theMicrophoneStreamsAndTheServerRecognisesAndLabelsTheWords() async throws {
+        // Seed 13: not among the recogniser's development seeds (1–5), its reported seeds (101–105) or
+        // the other tests' meetings.
+        let script = try MeetingScript.generate(seed: 13, speakerCount: 2, turnCount: 6)
+        let meeting = try MeetingSynthesizer(config: MeetingSetConfig.defaultSynth).synthesize(script, seed: 13)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-mic-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wav = folder.appendingPathComponent("meeting.wav")
+        try WAVWriter.write(AudioBuffer(samples: meeting.audio, sampleRate: meeting.sampleRate), to: wav)
+
+        let server = try EndToEndTests.TestServer()
+        let http = server.http
+        let adminKey = server.adminKey
+        let browser = try await WebDriver.start(microphoneWAV: wav)
+        try await browser.navigate(http + "/")
+        #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
+        try await browser.type("#signin-token", adminKey)
+        try await browser.click("#signin-form button")
+        try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
+        try await browser.click("#tabs button[data-tab=test]")
+        try #require(await browser.waitFor("return document.querySelector('#mic-provider option[value=speakerkit]')", seconds: 30) != nil)
+        try await browser.execute("document.getElementById('mic-provider').value = 'speakerkit'")
+        try await browser.click("#mic-start")
+        try #require(await browser.waitFor("return document.getElementById('mic-status').textContent.startsWith('recording')", seconds: 30) != nil,
+                     "the microphone session did not start")
+
+        // Words arrive while the meeting plays (the recogniser closes an utterance at each pause).
+        try #require(await browser.waitFor("return document.querySelectorAll('#mic-transcript .word').length", seconds: meeting.durationSeconds + 30) != nil,
+                     "no recognised words reached the page")
+        // Let the meeting play to its end (the fake microphone then starts it again), then stop.
+        _ = await browser.waitFor("return false", seconds: max(0, meeting.durationSeconds - 5))
+        try await browser.click("#mic-stop")
+        let finalized = try #require(await browser.waitFor("""
+            const status = document.getElementById('mic-status').textContent;
+            return status.startsWith('finalized') ? status : null;
+            """, seconds: 60) as? String, "the microphone session did not finalize")
+        try await Self.save(browser, "console-microphone.png")
+        let conversationID = try #require(finalized.split(separator: " ").last.map(String.init))
+        let pageWords = try await browser.execute("return document.querySelectorAll('#mic-transcript .word').length") as? Int ?? 0
+
+        let transcript = try await Blocking.run {
+            SendableJSON(try SimpleHTTPClient.get(http + "/v1/conversations/\(conversationID)/transcript", token: adminKey).json() as? [String: Any] ?? [:])
+        }.object
+        let words = (transcript["utterances"] as? [[String: Any]] ?? []).flatMap { $0["words"] as? [[String: Any]] ?? [] }
+        #expect(!words.isEmpty)
+        #expect(words.count == pageWords)
+        #expect(words.allSatisfy { $0["speaker"] is String }, "a recognised word was stored without a speaker")
     }
 }
 

@@ -24,8 +24,9 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
 
     /// Starts chromedriver on a free port and opens a headless Chromium session
     /// (`width`×`height` pixels, a fake microphone so getUserMedia works without hardware).
-    public static func start(width: Int = 1400, height: Int = 1000) async throws -> WebDriver {
-        try await Blocking.run { try WebDriver(width: width, height: height) }
+    /// `microphoneWAV`: a WAV file the fake microphone plays (looping) instead of its beep.
+    public static func start(width: Int = 1400, height: Int = 1000, microphoneWAV: URL? = nil) async throws -> WebDriver {
+        try await Blocking.run { try WebDriver(width: width, height: height, microphoneWAV: microphoneWAV) }
     }
 
     public func navigate(_ url: String) async throws {
@@ -53,7 +54,7 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
         try await Blocking.run { try self.screenshotNow() }
     }
 
-    private init(width: Int, height: Int) throws {
+    private init(width: Int, height: Int, microphoneWAV: URL?) throws {
         for path in [Self.chromiumPath, Self.driverPath] where !FileManager.default.isExecutableFile(atPath: path) {
             throw Failure("\(path) is missing: scripts/setup installs Debian's chromium and chromium-driver")
         }
@@ -77,7 +78,8 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
             "goog:chromeOptions": [
                 "binary": Self.chromiumPath,
                 "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)",
-                         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"],
+                         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
+                    + (microphoneWAV.map { ["--use-file-for-fake-audio-capture=\($0.path)"] } ?? []),
             ],
         ]]]
         do {

@@ -21,7 +21,11 @@ export class MicrophoneSession {
   }
 
   async start() {
-    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true } });
+    // Raw audio: the browser's echo cancellation, noise suppression and gain control reshape voices
+    // over time, which blurs the speaker embeddings diarization compares; nothing is played back here.
+    this.stream = await navigator.mediaDevices.getUserMedia({
+      audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false },
+    });
     // The protocol takes 8–48 kHz; most devices run at 44.1 or 48 kHz.
     this.context = new AudioContext({ sampleRate: 48000 });
     await this.context.audioWorklet.addModule("/console/pcm-worklet.js");
@@ -34,7 +38,10 @@ export class MicrophoneSession {
       this.socket.send(JSON.stringify(start));
     };
     this.socket.onmessage = (event) => this.received(JSON.parse(event.data));
-    this.socket.onclose = (event) => this.onStatus(`closed (${event.code}${event.reason ? ": " + event.reason : ""})`);
+    // After the final transcript the page closes the socket itself; "finalized" says more than "closed".
+    this.socket.onclose = (event) => {
+      if (!this.transcript.isFinal) this.onStatus(`closed (${event.code}${event.reason ? ": " + event.reason : ""})`);
+    };
     const source = this.context.createMediaStreamSource(this.stream);
     this.node = new AudioWorkletNode(this.context, "pcm-blocks");
     this.node.port.onmessage = (event) => this.audio(event.data);
