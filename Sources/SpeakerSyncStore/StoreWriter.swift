@@ -48,6 +48,16 @@ final class StoreWriterShard: @unchecked Sendable {
 
     private var commits = 0
     private var wordRows = 0
+    /// Steps enqueued and not yet reported committed or rejected (queued, being encoded, or being written).
+    private var waitingSteps = 0
+    private let observer: (any StoreWriterObserver)?
+
+    /// Steps waiting in this shard (see `waitingSteps`).
+    var queueDepth: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return waitingSteps
+    }
 
     /// Figures for benchmarks: transactions committed and word rows written so far.
     var statistics: (commits: Int, wordRows: Int) {
@@ -56,8 +66,9 @@ final class StoreWriterShard: @unchecked Sendable {
         return (commits, wordRows)
     }
 
-    init(connectionString: String, logger: Logger) throws {
+    init(connectionString: String, observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
         self.connectionString = connectionString
+        self.observer = observer
         self.logger = logger
         self.connection = try PGConnection(connectionString: connectionString)
         let encoder = Thread { [self] in encodeLoop() }
@@ -77,6 +88,7 @@ final class StoreWriterShard: @unchecked Sendable {
             return
         }
         queue.append(Pending(conversationID: conversationID, step: step, completion: completion))
+        waitingSteps += 1
         condition.broadcast()   // several threads wait on this condition (encoder, writer, flushers)
     }
 
@@ -189,6 +201,8 @@ final class StoreWriterShard: @unchecked Sendable {
             }
             condition.lock()
             writing = false
+            // Committed or rejected, each step of the drain is done; on a stop they went back to the queue.
+            if committed { waitingSteps -= next.drain.count }
             if !committed { stopped = true }
             condition.broadcast()
             condition.unlock()
@@ -242,7 +256,10 @@ final class StoreWriterShard: @unchecked Sendable {
             try connection.execute(ChangeSet.createStagingTable)
             stagingReady = true
         }
+        let started = ContinuousClock.now
         try connection.transaction { connection in try changes.write(to: connection) }
+        let elapsed = (ContinuousClock.now - started).components
+        observer?.committed(seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
         condition.lock()
         commits += 1
         wordRows += changes.wordUpsertCount
@@ -258,8 +275,16 @@ public final class StoreWriter: Sendable {
 
     private let shards: [StoreWriterShard]
 
-    public init(connectionString: String, shards: Int = 2, logger: Logger) throws {
-        self.shards = try (0..<max(1, shards)).map { _ in try StoreWriterShard(connectionString: connectionString, logger: logger) }
+    /// `observer` hears of every committed transaction (for metrics); it is called on a writer thread.
+    public init(connectionString: String, shards: Int = 2, observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
+        self.shards = try (0..<max(1, shards)).map { _ in
+            try StoreWriterShard(connectionString: connectionString, observer: observer, logger: logger)
+        }
+    }
+
+    /// Steps enqueued and not yet committed (or rejected), over all shards: what sessions wait for.
+    public var queueDepth: Int {
+        shards.reduce(0) { $0 + $1.queueDepth }
     }
 
     /// Queues a step; `completion` runs after the commit (see `StoreWriterShard`): on an outage it

@@ -53,6 +53,9 @@ struct EvalCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.")
     var json = false
 
+    @Flag(help: "No progress lines on standard error (one per recording otherwise).")
+    var quiet = false
+
     @OptionGroup var server: ServerOptions
 
     func validate() throws {
@@ -93,11 +96,13 @@ struct EvalCommand: AsyncParsableCommand {
         config.token = token
         config.caFilePath = caFile
         let total = recordings.reduce(0) { $0 + $1.audioSeconds }
-        FileHandle.standardError.write(Data("eval: \(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once\n".utf8))
+        let progress = ProgressReporter(command: "eval", total: recordings.count, quiet: quiet)
+        progress.note("\(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once")
         let summary: EvalSummary
         do {
             summary = try await EvalRunner(config: config, client: client, logger: logger).run(recordings) { file in
-                FileHandle.standardError.write(Data("  \(file.id): DER \(String(format: "%.1f", file.finalDERCollar.errorRate * 100)) % (collar 0.25)\n".utf8))
+                progress.finished(file.id, detail: String(format: "%.1f s audio", file.audioSeconds),
+                                  result: String(format: "DER %.1f %% (collar 0.25), WDER %.1f %%", file.finalDERCollar.errorRate * 100, file.wder.errorRate * 100))
             }
         } catch {
             throw CommandFailure("\(error)")

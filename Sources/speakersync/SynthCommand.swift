@@ -6,7 +6,8 @@ struct SynthCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "synth",
         abstract: "Generate synthetic meetings with exact truth (WAV, RTTM, UEM, words with speakers) for `speakersync eval`.",
-        discussion: "Deterministic: the same options give the same files. Voices alternate between espeak-ng and Festival."
+        discussion: "Deterministic: the same options give the same files. Voices alternate between espeak-ng and Festival. "
+            + "A progress line per meeting goes to stderr (synth: 2/5 NAME (…)); --quiet leaves them out. stdout gets the summary line."
     )
 
     @Option(help: "Speakers per meeting (2 to 6).")
@@ -30,6 +31,9 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Output folder.")
     var output: String
 
+    @Flag(help: "No progress lines on standard error (one per meeting otherwise).")
+    var quiet = false
+
     func validate() throws {
         guard (2 ... 6).contains(speakers) else { throw ValidationError("--speakers must be 2 to 6") }
         guard count >= 1, turns >= 1 else { throw ValidationError("--count and --turns must be at least 1") }
@@ -42,9 +46,11 @@ struct SynthCommand: ParsableCommand {
         synth.noise = noiseSNR > 0 ? NoiseConfig(kind: .pink, snrDB: noiseSNR) : nil
         let config = MeetingSetConfig(speakerCount: speakers, meetingCount: count, turnCount: turns, seed: seed, synth: synth)
         let directory = URL(fileURLWithPath: output)
+        let progress = ProgressReporter(command: "synth", total: count, quiet: quiet)
         do {
             try MeetingSet.write(config, to: directory) { id, meeting in
-                print(String(format: "%@  %.1f s  %d words  %d turns", id, meeting.durationSeconds, meeting.words.count, meeting.turns.count))
+                progress.finished(id, detail: String(format: "%.1f s audio", meeting.durationSeconds),
+                                  result: "\(meeting.words.count) words, \(meeting.turns.count) turns")
             }
         } catch let error as SynthError {
             throw CommandFailure(error.description)

@@ -12,7 +12,8 @@ struct WordsCommand: ParsableCommand {
         abstract: "Recognise speech on this machine (PocketSphinx) and write a words file with timestamps, as a phone's ASR would.",
         discussion: "Writes {\"words\":[{\"text\",\"start\",\"end\",\"confidence\"}]}, the format `stream --words` reads. "
             + "Without --output or --output-dir the JSON of a single file goes to stdout. "
-            + "Per file, the word count, audio seconds, decode seconds and real-time factor go to stderr."
+            + "Per file, a progress line with the word count, audio seconds, decode seconds and real-time factor goes to stderr "
+            + "(words: 2/5 NAME (…)); --quiet leaves them out."
     )
 
     @Argument(help: "Recordings (WAV, 8–48 kHz; resampled to 16 kHz).")
@@ -36,6 +37,9 @@ struct WordsCommand: ParsableCommand {
     @Option(name: .customLong("log-level"))
     var logLevel: String = "warning"
 
+    @Flag(help: "No progress lines on standard error (one per recording otherwise).")
+    var quiet = false
+
     func validate() throws {
         if output != nil, outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if files.count > 1, outputDir == nil {
@@ -50,9 +54,10 @@ struct WordsCommand: ParsableCommand {
         if let maxUtteranceSeconds { config.maxUtteranceSeconds = maxUtteranceSeconds }
         let logger = makeLogger(level: logLevel, label: "speakersync.words")
         let clock = ContinuousClock()
+        let progress = ProgressReporter(command: "words", total: files.count, quiet: quiet)
         let loadStart = clock.now
         let recognizer = try PocketSphinxRecognizer(config: config, logger: logger)
-        report(String(format: "model loaded in %.2f s from %@", (clock.now - loadStart).seconds, config.modelDirectory))
+        progress.note(String(format: "model loaded in %.2f s from %@", (clock.now - loadStart).seconds, config.modelDirectory))
 
         var totals = (words: 0, audioSeconds: 0.0, decodeSeconds: 0.0)
         for file in files {
@@ -61,15 +66,15 @@ struct WordsCommand: ParsableCommand {
             let words = try recognizer.recognize(audio)
             let decodeSeconds = (clock.now - start).seconds
             let destination = try write(words, for: file)
-            report(String(format: "%@: %d words, %.2f s audio, %.2f s decode, RTF %.3f -> %@",
-                          file, words.count, audio.durationSeconds, decodeSeconds,
-                          decodeSeconds / max(audio.durationSeconds, 1e-9), destination))
+            progress.finished(file, detail: String(format: "%.2f s audio", audio.durationSeconds),
+                              result: String(format: "%d words, %.2f s decode, RTF %.3f -> %@",
+                                             words.count, decodeSeconds, decodeSeconds / max(audio.durationSeconds, 1e-9), destination))
             totals.words += words.count
             totals.audioSeconds += audio.durationSeconds
             totals.decodeSeconds += decodeSeconds
         }
         if files.count > 1 {
-            report(String(format: "total: %d files, %d words, %.2f s audio, %.2f s decode, RTF %.3f",
+            progress.note(String(format: "total: %d files, %d words, %.2f s audio, %.2f s decode, RTF %.3f",
                           files.count, totals.words, totals.audioSeconds, totals.decodeSeconds,
                           totals.decodeSeconds / max(totals.audioSeconds, 1e-9)))
         }
@@ -89,9 +94,5 @@ struct WordsCommand: ParsableCommand {
         }
         FileHandle.standardOutput.write(try RecognizedWordsFile.encode(words) + Data("\n".utf8))
         return "stdout"
-    }
-
-    private func report(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 }

@@ -111,5 +111,22 @@ struct PrometheusText {
         #expect(parsed.value(#"speakersync_word_label_latency_seconds_count{provider="device"}"#) == Double(words.count))
         #expect(parsed.value(#"speakersync_http_requests_total{route="metrics",status="401"}"#) == 1)
         #expect((parsed.value("speakersync_resident_memory_bytes") ?? 0) > 0)
+
+        // The store: the session's words were committed, each commit timed; nothing waits once it ended.
+        #expect(parsed.types["speakersync_store_commit_seconds"] == "histogram")
+        #expect(parsed.types["speakersync_store_queue_depth"] == "gauge")
+        let commits = try #require(parsed.value("speakersync_store_commit_seconds_count"))
+        #expect(commits > 0)
+        let buckets = ServerMetrics.commitBuckets.map { parsed.value("speakersync_store_commit_seconds_bucket{le=\"\(ServerMetrics.number($0))\"}") ?? -1 }
+        #expect(buckets.allSatisfy { $0 >= 0 } && zip(buckets, buckets.dropFirst()).allSatisfy { $0 <= $1 }, "\(buckets)")
+        #expect(parsed.value(#"speakersync_store_commit_seconds_bucket{le="+Inf"}"#) == commits)
+        #expect((buckets.last ?? 0) <= commits)
+        #expect((parsed.value("speakersync_store_commit_seconds_sum") ?? 0) > 0)
+        var depth = parsed.value("speakersync_store_queue_depth")
+        for _ in 0..<200 where depth != 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            depth = try PrometheusText(try server.request("GET", "/metrics").text).value("speakersync_store_queue_depth")
+        }
+        #expect(depth == 0)
     }
 }

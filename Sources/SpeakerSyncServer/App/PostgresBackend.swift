@@ -15,11 +15,12 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
 
     /// Migrates, takes this server's lease, and marks interrupted the conversations that servers which
     /// died left active (their sessions can be resumed).
-    init(connectionString: String, schemaDirectory: URL, logger: Logger) throws {
+    /// `storeObserver` hears of the writer's commits (the server's metrics).
+    init(connectionString: String, schemaDirectory: URL, storeObserver: (any StoreWriterObserver)? = nil, logger: Logger) throws {
         do {
             let connection = try PGConnection(connectionString: connectionString)
             try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
-            writer = try StoreWriter(connectionString: connectionString, logger: logger)
+            writer = try StoreWriter(connectionString: connectionString, observer: storeObserver, logger: logger)
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
             lease = try ServerLease(connectionString: connectionString, logger: logger)
             let orphans = try lease.sweepOrphans()

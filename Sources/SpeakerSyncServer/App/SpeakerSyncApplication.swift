@@ -67,7 +67,10 @@ public final class SpeakerSyncApplication: Sendable {
         }
         do {
             let schema = try ResourceLocator.schemaDirectory(config.schemaDirectory)
-            let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, logger: logger)
+            let metrics = ServerMetrics()
+            let storeMetrics = StoreMetrics(metrics: metrics)
+            let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, storeObserver: storeMetrics, logger: logger)
+            storeMetrics.watchQueue(of: backend.writer)
             let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
             // Read (and so checked) here, at start; workers read the same file themselves.
             let providerConfiguration = try config.providerConfigPath.map { path throws(ProviderConfigurationError) in
@@ -99,7 +102,6 @@ public final class SpeakerSyncApplication: Sendable {
             if config.access.mode == .off {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
-            let metrics = ServerMetrics()
             let testRecordings = TestRecordingService(logger: logger)
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,

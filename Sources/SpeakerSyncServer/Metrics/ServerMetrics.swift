@@ -10,6 +10,9 @@ public final class ServerMetrics: Sendable {
     public static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
     /// Upper bounds of the real-time-factor histogram.
     public static let factorBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1]
+    /// Upper bounds (seconds) of the store commit histogram: 0.5 ms to 10 s (a small commit on a local
+    /// PostgreSQL takes about a millisecond, under the 5 ms the latency buckets start at).
+    public static let commitBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]
 
     struct Series: Hashable, Comparable {
         var name: String
@@ -52,6 +55,8 @@ public final class ServerMetrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Gauges read when the page is rendered (a queue's depth), rather than kept up to date.
+    private let samplers = Mutex<[Series: @Sendable () -> Double]>([:])
     private let help: [String: (type: String, text: String)] = [
         "speakersync_sessions_started_total": ("counter", "Sessions started (or resumed), by provider."),
         "speakersync_sessions_ended_total": ("counter", "Sessions ended, by provider and the close code the server sent (peer: the device closed or vanished)."),
@@ -68,6 +73,8 @@ public final class ServerMetrics: Sendable {
         "speakersync_asr_real_time_factor": ("histogram", "Per asr=server session: speech recogniser CPU seconds over audio seconds."),
         "speakersync_http_requests_total": ("counter", "HTTP requests answered, by route and status."),
         "speakersync_resident_memory_bytes": ("gauge", "Resident memory of the server process and its provider workers."),
+        "speakersync_store_queue_depth": ("gauge", "Session steps waiting in the store writer: queued, being encoded or being committed."),
+        "speakersync_store_commit_seconds": ("histogram", "Per committed store transaction: seconds from BEGIN to COMMIT."),
     ]
 
     public init() {}
@@ -94,8 +101,15 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// A gauge whose value `read` returns each time the page is rendered (called then, on the HTTP
+    /// worker; it must be cheap). Registering the same series again replaces the reader.
+    public func sample(gauge name: String, _ labels: [String: String] = [:], _ read: @escaping @Sendable () -> Double) {
+        samplers.withLock { $0[Series(name: name, labels: labels)] = read }
+    }
+
     /// The exposition text: HELP and TYPE once per family, then its series in a stable order.
     public func render() -> String {
+        for (series, read) in samplers.withLock({ $0 }) { set(gauge: series.name, series.labels, read()) }
         let snapshot = state.withLock { $0 }
         var families: [String: [String]] = [:]
         for (series, value) in snapshot.counters.sorted(by: { $0.key < $1.key }) {
