@@ -16,14 +16,16 @@ import TestSupport
         return FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-console-\(getpid())")
     }
 
+    /// Saves a screenshot; Chromium's keep `name` (docs/ shows them), other browsers' get their name in front.
     static func save(_ browser: WebDriver, _ name: String) async throws {
         try FileManager.default.createDirectory(at: screenshotFolder, withIntermediateDirectories: true)
-        let file = screenshotFolder.appendingPathComponent(name)
+        let file = screenshotFolder.appendingPathComponent(browser.browser == .chromium ? name : "\(browser.browser)-\(name)")
         try await browser.screenshot().write(to: file)
         print("console screenshot: \(file.path)")
     }
 
-    @Test func aDeveloperFlipsAProviderRunsATestRecordingWatchesItLiveAndRenamesASpeaker() async throws {
+    @Test(arguments: WebDriver.Browser.allCases)
+    func aDeveloperFlipsAProviderRunsATestRecordingWatchesItLiveAndRenamesASpeaker(in browserKind: WebDriver.Browser) async throws {
         let server = try EndToEndTests.TestServer()
         let http = server.http
         let adminKey = server.adminKey
@@ -32,7 +34,7 @@ import TestSupport
             try await Blocking.run { SendableJSON(try SimpleHTTPClient.get(http + path, token: adminKey).json() as? [String: Any] ?? [:]) }.object
         }
         do {
-            let browser = try await WebDriver.start()
+            let browser = try await WebDriver.start(browserKind)
             try await browser.navigate(http + "/")
 
             // Signing in: the page asks for a credential, then shows the tabs.
@@ -66,7 +68,7 @@ import TestSupport
                          "no live session appeared")
             try await browser.click("#tabs button[data-tab=live]")
             try #require(await browser.waitFor("return document.querySelector('#live-table tr[data-conversation^=test-]')", seconds: 30) != nil)
-            try await browser.click("#live-table tr[data-conversation^=test-]")
+            try await browser.click("#live-table tr[data-conversation^=test-] td")
             #expect(await browser.waitFor("return document.querySelectorAll('#live-transcript .utterance .word').length", seconds: 60) != nil)
             #expect(await browser.waitFor("return document.querySelectorAll('#live-metrics .metric').length >= 6", seconds: 10) != nil)
             #expect(await browser.waitFor("return document.querySelectorAll('#live-timeline rect.turn').length", seconds: 30) != nil)
@@ -100,7 +102,7 @@ import TestSupport
             let conversationID = try #require(result["conversation_id"] as? String)
             try await browser.click("#tabs button[data-tab=conversations]")
             try #require(await browser.waitFor("return document.querySelector('#conversation-table tr[data-conversation=\"\(conversationID)\"]')", seconds: 30) != nil)
-            try await browser.click("#conversation-table tr[data-conversation=\"\(conversationID)\"]")
+            try await browser.click("#conversation-table tr[data-conversation=\"\(conversationID)\"] td")
             try #require(await browser.waitFor("return document.querySelectorAll('#conversation-transcript .utterance').length", seconds: 30) != nil)
             #expect((try await browser.execute("return document.querySelectorAll('#conversation-timeline rect.turn').length") as? Int ?? 0) > 0)
             let label = try #require(try await browser.execute("return document.querySelector('#conversation-speakers .speaker-chip').dataset.label") as? String)
@@ -165,6 +167,45 @@ import TestSupport
         #expect(!words.isEmpty)
         #expect(words.count == pageWords)
         #expect(words.allSatisfy { $0["speaker"] is String }, "a recognised word was stored without a speaker")
+    }
+
+    /// The microphone path in Firefox, whose fake microphone is a tone (it cannot play a file): the
+    /// page's capture, AudioWorklet and PCM stream must work there too, so the session starts at the
+    /// AudioContext's rate, runs, and finalizes into a stored conversation at that rate.
+    @Test func theMicrophoneSessionStartsAndFinalizesInFirefox() async throws {
+        let server = try EndToEndTests.TestServer()
+        let http = server.http
+        let adminKey = server.adminKey
+        let browser = try await WebDriver.start(.firefox)
+        try await browser.navigate(http + "/")
+        #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
+        try await browser.type("#signin-token", adminKey)
+        try await browser.click("#signin-form button")
+        try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
+        try await browser.click("#tabs button[data-tab=test]")
+        try #require(await browser.waitFor("return document.querySelector('#mic-provider option[value=speakerkit]')", seconds: 30) != nil)
+        try await browser.execute("document.getElementById('mic-provider').value = 'speakerkit'")
+        try await browser.click("#mic-start")
+        let recording = await browser.waitFor("""
+            const status = document.getElementById('mic-status').textContent;
+            return status.startsWith('recording') ? status : null;
+            """, seconds: 30) as? String
+        let status = try await browser.execute("return document.getElementById('mic-status').textContent") as? String
+        try #require(recording != nil, "the microphone session did not start: \(status ?? "")")
+        _ = await browser.waitFor("return false", seconds: 3)
+        try await browser.click("#mic-stop")
+        let finalized = try #require(await browser.waitFor("""
+            const status = document.getElementById('mic-status').textContent;
+            return status.startsWith('finalized') ? status : null;
+            """, seconds: 60) as? String, "the microphone session did not finalize")
+        let conversationID = try #require(finalized.split(separator: " ").last.map(String.init))
+        let rate = try await browser.execute("return document.getElementById('mic-status').dataset.sampleRate") as? String
+        let conversation = try await Blocking.run {
+            SendableJSON(try SimpleHTTPClient.get(http + "/v1/conversations/\(conversationID)", token: adminKey).json() as? [String: Any] ?? [:])
+        }.object
+        #expect(conversation["status"] as? String == "finalized")
+        #expect((conversation["sample_rate"] as? Int).map(String.init) == rate)
+        #expect((conversation["audio_seconds"] as? Double ?? 0) > 1, "the stream carried no audio")
     }
 }
 

@@ -72,6 +72,18 @@ public final class RawConnection {
         }
     }
 
+    /// Reads up to and including `delimiter`; the bytes before it (a length prefix, say).
+    public func read(until delimiter: UInt8) throws -> [UInt8] {
+        var received = [UInt8]()
+        var byte: UInt8 = 0
+        while true {
+            let n = recv(fd, &byte, 1, 0)
+            guard n > 0 else { throw Failure(description: n == 0 ? "the peer closed the connection" : "recv failed or timed out: \(String(cString: strerror(errno)))") }
+            if byte == delimiter { return received }
+            received.append(byte)
+        }
+    }
+
     /// Reads exactly `count` bytes (a response body of known length).
     public func read(count: Int) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)

@@ -3,8 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Debian's headless Chromium driven over W3C WebDriver (`chromedriver`, package chromium-driver), so
-/// the console is tested in a real browser: real module loading, CSP, fetch, WebSocket and rendering.
+/// A real browser driven from a test, so the console is tested as users meet it: real module loading,
+/// CSP, fetch, WebSocket, AudioWorklet and rendering. Two browsers behind one interface: Debian's
+/// Chromium over W3C WebDriver (`chromedriver`, package chromium-driver) and Debian's Firefox ESR over
+/// Marionette, the protocol Firefox speaks itself (Debian has no geckodriver; Marionette's commands are
+/// WebDriver's, so the test is the same).
 ///
 /// Every method is async and does its blocking I/O on a Dispatch thread (`Blocking.run`), so a test
 /// calls it from its own task and its `#expect`s stay attributed to it. Every wait is bounded and
@@ -15,22 +18,45 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
         public init(_ description: String) { self.description = description }
     }
 
-    public static let chromiumPath = "/usr/bin/chromium"
-    public static let driverPath = "/usr/bin/chromedriver"
+    public enum Browser: String, Sendable, CaseIterable, CustomStringConvertible {
+        case chromium, firefox
+        public var description: String { rawValue }
+        /// The executable that must exist for this browser to be driven.
+        public var requiredPaths: [String] {
+            switch self {
+            case .chromium: [ChromeDriverSession.chromiumPath, ChromeDriverSession.driverPath]
+            case .firefox: [MarionetteSession.firefoxPath]
+            }
+        }
+    }
 
-    private let driver: Process
-    private let base: String
-    private let session: String
+    public let browser: Browser
+    private let session: any BrowserSession
 
-    /// Starts chromedriver on a free port and opens a headless Chromium session
-    /// (`width`×`height` pixels, a fake microphone so getUserMedia works without hardware).
-    /// `microphoneWAV`: a WAV file the fake microphone plays (looping) instead of its beep.
-    public static func start(width: Int = 1400, height: Int = 1000, microphoneWAV: URL? = nil) async throws -> WebDriver {
-        try await Blocking.run { try WebDriver(width: width, height: height, microphoneWAV: microphoneWAV) }
+    /// Starts a headless browser (`width`×`height` pixels, a fake microphone so getUserMedia works
+    /// without hardware). `microphoneWAV` (Chromium only): a WAV file the fake microphone plays,
+    /// looping, instead of its beep; Firefox's fake microphone is a tone.
+    public static func start(_ browser: Browser = .chromium, width: Int = 1400, height: Int = 1000,
+                             microphoneWAV: URL? = nil) async throws -> WebDriver {
+        try await Blocking.run {
+            for path in browser.requiredPaths where !FileManager.default.isExecutableFile(atPath: path) {
+                throw Failure("\(path) is missing: scripts/setup installs Debian's chromium, chromium-driver and firefox-esr")
+            }
+            let session: any BrowserSession = switch browser {
+            case .chromium: try ChromeDriverSession(width: width, height: height, microphoneWAV: microphoneWAV)
+            case .firefox: try MarionetteSession(width: width, height: height)
+            }
+            return WebDriver(browser: browser, session: session)
+        }
+    }
+
+    private init(browser: Browser, session: any BrowserSession) {
+        self.browser = browser
+        self.session = session
     }
 
     public func navigate(_ url: String) async throws {
-        try await Blocking.run { try self.navigateNow(url) }
+        try await Blocking.run { _ = try self.session.perform(.navigate(url: url)) }
     }
 
     @discardableResult
@@ -50,62 +76,19 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
         try await Blocking.run { try self.typeNow(css, text) }
     }
 
+    /// The page as a PNG.
     public func screenshot() async throws -> Data {
-        try await Blocking.run { try self.screenshotNow() }
-    }
-
-    private init(width: Int, height: Int, microphoneWAV: URL?) throws {
-        for path in [Self.chromiumPath, Self.driverPath] where !FileManager.default.isExecutableFile(atPath: path) {
-            throw Failure("\(path) is missing: scripts/setup installs Debian's chromium and chromium-driver")
+        try await Blocking.run {
+            guard let encoded = try self.session.perform(.screenshot) as? String, let data = Data(base64Encoded: encoded) else {
+                throw Failure("the screenshot was not base64 PNG")
+            }
+            return data
         }
-        let port = try ServerProcess.freePort()
-        driver = Process()
-        driver.executableURL = URL(fileURLWithPath: Self.driverPath)
-        driver.arguments = ["--port=\(port)", "--log-level=SEVERE"]
-        driver.standardOutput = FileHandle.nullDevice
-        try driver.run()
-        let base = "http://127.0.0.1:\(port)"
-        self.base = base
-        let ready = Polling.until(seconds: 30) {
-            ((try? Self.call(base, "GET", "/status", nil, timeoutSeconds: 5)) as? [String: Any])?["ready"] as? Bool == true
-        }
-        guard ready else {
-            driver.terminate()
-            throw Failure("chromedriver did not become ready within 30 s")
-        }
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": [
-                "binary": Self.chromiumPath,
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=\(width),\(height)",
-                         "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"]
-                    + (microphoneWAV.map { ["--use-file-for-fake-audio-capture=\($0.path)"] } ?? []),
-            ],
-        ]]]
-        do {
-            let created = try Self.call(base, "POST", "/session", capabilities)
-            guard let id = (created as? [String: Any])?["sessionId"] as? String else { throw Failure("no sessionId in \(String(describing: created))") }
-            session = id
-        } catch {
-            driver.terminate()
-            throw error
-        }
-    }
-
-    deinit {
-        _ = try? Self.call(base, "DELETE", "/session/\(session)", nil, timeoutSeconds: 10)
-        // chromedriver does not always exit on SIGTERM (seen here): a test must not wait on it.
-        kill(driver.processIdentifier, SIGKILL)
-        driver.waitUntilExit()
-    }
-
-    private func navigateNow(_ url: String) throws {
-        _ = try command("POST", "/url", ["url": url])
     }
 
     /// Runs `script` (a function body; `arguments[i]` are `arguments`) in the page; its return value.
     private func executeNow(_ script: String, _ arguments: [Any] = []) throws -> Any? {
-        try command("POST", "/execute/sync", ["script": script, "args": arguments])
+        try session.perform(.execute(script: script, arguments: arguments))
     }
 
     /// Polls `script` every 100 ms until it returns something truthy (not null/false/0/""), at most
@@ -132,7 +115,7 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
         // replaced by its successor, which is the one to click (at most three tries).
         for attempt in 1...3 {
             do {
-                _ = try command("POST", "/element/\(try find(css))/click", [:])
+                _ = try session.perform(.click(element: try find(css)))
                 return
             } catch let failure as Failure where failure.description.contains("stale element reference") && attempt < 3 {
                 continue
@@ -143,60 +126,35 @@ public final class WebDriver: @unchecked Sendable { // used by one test at a tim
     /// Types `text` into the first element matching `css` after clearing it.
     private func typeNow(_ css: String, _ text: String) throws {
         let element = try find(css)
-        _ = try command("POST", "/element/\(element)/clear", [:])
-        _ = try command("POST", "/element/\(element)/value", ["text": text])
-    }
-
-    /// The page as a PNG.
-    private func screenshotNow() throws -> Data {
-        guard let encoded = try command("GET", "/screenshot", nil) as? String, let data = Data(base64Encoded: encoded) else {
-            throw Failure("the screenshot was not base64 PNG")
-        }
-        return data
+        _ = try session.perform(.clear(element: element))
+        _ = try session.perform(.sendKeys(element: element, text: text))
     }
 
     private func find(_ css: String) throws -> String {
-        let found = try command("POST", "/element", ["using": "css selector", "value": css])
+        let found = try session.perform(.find(css: css))
         // W3C element reference key.
         guard let element = (found as? [String: Any])?["element-6066-11e4-a52e-4f735466cecf"] as? String else {
             throw Failure("no element matches \(css)")
         }
         return element
     }
+}
 
-    private func command(_ method: String, _ path: String, _ body: [String: Any]?) throws -> Any? {
-        try Self.call(base, method, "/session/\(session)\(path)", body)
-    }
+/// One WebDriver command, as both protocols know it.
+enum BrowserCommand {
+    case navigate(url: String)
+    case execute(script: String, arguments: [Any])
+    case find(css: String)
+    case click(element: String)
+    case clear(element: String)
+    case sendKeys(element: String, text: String)
+    case screenshot
+}
 
-    /// One WebDriver command over HTTP/1.1 on loopback; the response's `value`. A connection per
-    /// command, and the body read by its Content-Length: chromedriver keeps connections open whatever
-    /// the request says (so reading to end-of-stream waits forever), and corelibs' URLSession fails
-    /// on its response headers ("Failed writing header").
-    private static func call(_ base: String, _ method: String, _ path: String, _ body: [String: Any]?,
-                             timeoutSeconds: Int = 120) throws -> Any? {
-        guard let port = URLComponents(string: base)?.port else { throw Failure("bad base URL \(base)") }
-        let payload = try body.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) } ?? ""
-        let connection = try RawConnection(port: port, timeoutSeconds: timeoutSeconds)
-        try connection.send("\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json; charset=utf-8\r\n"
-            + "Content-Length: \(payload.utf8.count)\r\nConnection: close\r\n\r\n" + payload)
-        let head = try connection.readHead()
-        let lines = head.split(separator: "\r\n")
-        guard let statusLine = lines.first, let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") else {
-            throw Failure("WebDriver \(method) \(path): no HTTP status in \(head.debugDescription)")
-        }
-        let length = lines.dropFirst().compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
-        let bytes = try connection.read(count: length)
-        let object = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
-        if status >= 400 {
-            let value = object?["value"] as? [String: Any]
-            throw Failure("WebDriver \(method) \(path): \(status) \(value?["error"] ?? "") \(value?["message"] ?? "")")
-        }
-        return object?["value"]
-    }
+/// A running browser that performs commands (blocking) and returns their WebDriver `value`; it quits
+/// the browser when released.
+protocol BrowserSession: AnyObject {
+    func perform(_ command: BrowserCommand) throws -> Any?
 }
 
 /// A JSON value from the page (strings, numbers, arrays, dictionaries: immutable once decoded)

@@ -26,14 +26,20 @@ export class MicrophoneSession {
     this.stream = await navigator.mediaDevices.getUserMedia({
       audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false, autoGainControl: false },
     });
-    // The protocol takes 8–48 kHz; most devices run at 44.1 or 48 kHz.
-    this.context = new AudioContext({ sampleRate: 48000 });
+    // The context runs at the hardware's rate: Firefox cannot connect a microphone to a context of
+    // another rate. The protocol takes 8–48 kHz, so a faster context is decimated in the worklet.
+    this.context = new AudioContext();
+    // Started from a click, so the browser lets it run; not awaited, because a browser without an
+    // audio device never settles it.
+    void this.context.resume();
+    const decimation = Math.ceil(this.context.sampleRate / 48000);
+    this.streamRate = Math.round(this.context.sampleRate / decimation);
     await this.context.audioWorklet.addModule("/console/pcm-worklet.js");
     const token = credential.get();
     this.socket = new WebSocket(webSocketURL("/v1/listen"), token ? ["token", token] : []);
     this.socket.binaryType = "arraybuffer";
     this.socket.onopen = () => {
-      const start = { type: "start", provider: this.provider, sample_rate: this.context.sampleRate, encoding: "pcm_s16le", asr: "server" };
+      const start = { type: "start", provider: this.provider, sample_rate: this.streamRate, encoding: "pcm_s16le", asr: "server" };
       if (this.deviceID) start.device_id = this.deviceID;
       this.socket.send(JSON.stringify(start));
     };
@@ -43,7 +49,7 @@ export class MicrophoneSession {
       if (!this.transcript.isFinal) this.onStatus(`closed (${event.code}${event.reason ? ": " + event.reason : ""})`);
     };
     const source = this.context.createMediaStreamSource(this.stream);
-    this.node = new AudioWorkletNode(this.context, "pcm-blocks");
+    this.node = new AudioWorkletNode(this.context, "pcm-blocks", { processorOptions: { decimation } });
     this.node.port.onmessage = (event) => this.audio(event.data);
     source.connect(this.node);
     this.onStatus("connecting…");
@@ -59,7 +65,8 @@ export class MicrophoneSession {
       case "session":
         this.started = true;
         this.conversationID = message.conversation_id;
-        this.onStatus(`recording · conversation ${message.conversation_id} · ${message.provider}`);
+        this.sampleRate = message.sample_rate;
+        this.onStatus(`recording ${message.sample_rate} Hz · conversation ${message.conversation_id} · ${message.provider}`);
         for (const buffer of this.pending.splice(0)) this.socket.send(buffer);
         break;
       case "transcript":

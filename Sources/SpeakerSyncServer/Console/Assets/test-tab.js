@@ -112,7 +112,10 @@ export class TestTab {
       provider: document.getElementById("mic-provider").value,
       deviceID: this.state.me.device_id == null ? (document.getElementById("device-id").value.trim() || "console") : null,
       onTranscript: (transcript) => renderTranscript(document.getElementById("mic-transcript"), transcript.ordered, colours),
-      onStatus: (text) => { status.textContent = text; },
+      onStatus: (text) => {
+        status.textContent = text;
+        status.dataset.sampleRate = this.microphone?.sampleRate ?? "";
+      },
     });
     try {
       await this.microphone.start();
