@@ -77,7 +77,15 @@ public final class ServerMetrics: Sendable {
         "speakersync_store_commit_seconds": ("histogram", "Per committed store transaction: seconds from BEGIN to COMMIT."),
     ]
 
-    public init() {}
+    public init() {
+        // Unlabelled counters exist from the start at 0, so rate() and absent() work from the first scrape.
+        state.withLock { state in
+            for name in ["speakersync_words_received_total", "speakersync_words_stored_total",
+                         "speakersync_store_failures_total", "speakersync_asr_words_total"] {
+                state.counters[Series(name: name, labels: [:])] = 0
+            }
+        }
+    }
 
     public func increment(_ name: String, _ labels: [String: String] = [:], by amount: Double = 1) {
         state.withLock { $0.counters[Series(name: name, labels: labels), default: 0] += amount }
@@ -132,12 +140,14 @@ public final class ServerMetrics: Sendable {
             lines.append("\(series.name)_count\(series.labelText) \(histogram.count)")
             families[series.name, default: []] += lines
         }
+        // Every family is described, series or not: a scraper sees what this server can report before
+        // the first session has produced a labelled series.
         var text = ""
-        for name in families.keys.sorted() {
+        for name in Set(families.keys).union(help.keys).sorted() {
             if let (type, helpText) = help[name] {
                 text += "# HELP \(name) \(helpText)\n# TYPE \(name) \(type)\n"
             }
-            text += families[name]!.joined(separator: "\n") + "\n"
+            if let lines = families[name] { text += lines.joined(separator: "\n") + "\n" }
         }
         return text
     }
