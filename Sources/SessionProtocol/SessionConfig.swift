@@ -19,6 +19,10 @@ public struct SessionConfig: Hashable, Sendable {
     /// How often the runner calls `SessionStateMachine.idleTimeout()`; a silent client is closed after
     /// one to two intervals.
     public var idleIntervalSeconds: Double
+    /// Most `shadow_providers` one session may run beside its provider. Each is a provider instance
+    /// in its own worker doing the primary's work again, so on a machine sized for N live sessions
+    /// every shadow takes one of them; 2 lets a developer compare three engines at once.
+    public var maxShadowProviders: Int
 
     public init(
         sampleRateRange: ClosedRange<Int> = 8_000...48_000,
@@ -28,8 +32,10 @@ public struct SessionConfig: Hashable, Sendable {
         maxStringLength: Int = 1_024,
         knownProviders: Set<String>? = nil,
         idleIntervalSeconds: Double = 30,
-        defaultProvider: String? = nil
+        defaultProvider: String? = nil,
+        maxShadowProviders: Int = 2
     ) {
+        self.maxShadowProviders = maxShadowProviders
         self.defaultProvider = defaultProvider
         self.sampleRateRange = sampleRateRange
         self.maxWordsPerMessage = maxWordsPerMessage

@@ -15,12 +15,17 @@ public struct StartParameters: Hashable, Sendable {
     public var optionsJSON: String?
     public var audioOffsetSeconds: Double?
     public var asr: ASRMode?
+    /// Providers to run beside `provider` on the same audio, for comparison (their labels are stored,
+    /// never sent). An empty list is "none", as absent is.
+    public var shadowProviders: [String]?
 
     public init(
         conversationID: String? = nil, deviceID: String? = nil, provider: String? = nil,
         sampleRate: Int? = nil, encoding: AudioEncoding? = nil, language: String? = nil,
-        optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil, asr: ASRMode? = nil
+        optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil, asr: ASRMode? = nil,
+        shadowProviders: [String]? = nil
     ) {
+        self.shadowProviders = shadowProviders
         self.conversationID = conversationID
         self.deviceID = deviceID
         self.provider = provider
@@ -52,7 +57,8 @@ public struct StartParameters: Hashable, Sendable {
             language: other.language ?? language,
             optionsJSON: other.optionsJSON ?? optionsJSON,
             audioOffsetSeconds: other.audioOffsetSeconds ?? audioOffsetSeconds,
-            asr: other.asr ?? asr
+            asr: other.asr ?? asr,
+            shadowProviders: other.shadowProviders ?? shadowProviders
         )
     }
 
@@ -81,6 +87,10 @@ public struct StartParameters: Hashable, Sendable {
                 members[key] = parsed
             case "conversation_id", "device_id", "provider", "encoding", "language", "asr":
                 members[key] = .string(value)
+            case "shadow_providers":
+                // A comma-separated list in a URL: ?shadow_providers=energy,sherpa-onnx
+                members[key] = .array(value.split(separator: ",", omittingEmptySubsequences: false)
+                    .map { .string(String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())) })
             default:
                 continue
             }
@@ -145,7 +155,33 @@ public struct StartParameters: Hashable, Sendable {
             }
             parameters.asr = mode
         }
+        if let shadows = reader.value("shadow_providers") {
+            parameters.shadowProviders = try readShadowProviders(shadows, context: reader.context, config: reader.config)
+        }
         return parameters
+    }
+
+    /// `shadow_providers`: an array of distinct, non-empty provider ids, at most `maxShadowProviders`.
+    /// Whether each exists, is available and differs from the primary is the server's check.
+    static func readShadowProviders(_ value: JSONValue, context: String, config: SessionConfig) throws(ProtocolError) -> [String] {
+        guard case .array(let elements) = value else {
+            throw .invalid("shadow_providers", in: context, "must be an array of provider ids, got \(value.typeName)")
+        }
+        var ids: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let id) = element, !id.isEmpty, id.unicodeScalars.count <= config.maxStringLength else {
+                throw .invalid("shadow_providers", in: context, "element \(index) must be a non-empty provider id")
+            }
+            guard !ids.contains(id) else {
+                throw .invalid("shadow_providers", in: context, "names \"\(id)\" twice")
+            }
+            ids.append(id)
+        }
+        guard ids.count <= config.maxShadowProviders else {
+            throw .invalid("shadow_providers", in: context,
+                           "names \(ids.count) providers; at most \(config.maxShadowProviders) run beside the primary")
+        }
+        return ids
     }
 
     /// 1-128 characters of `[A-Za-z0-9._:-]`: safe in URLs, file names and log lines without quoting.

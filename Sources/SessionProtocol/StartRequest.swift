@@ -20,6 +20,8 @@ public struct StartRequest: Hashable, Sendable {
     public var providerNamed: Bool = true
     /// Who recognises the words: the device (`words` messages) or the server (from the audio).
     public var asr: ASRMode
+    /// Providers run beside `provider` on the same audio; their labels are stored, not sent.
+    public var shadowProviders: [String] = []
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
@@ -64,11 +66,22 @@ public struct StartRequest: Hashable, Sendable {
                 .unknownProvider,
                 "provider \"\(provider)\" is not available; available: \(known.sorted().joined(separator: ", "))")
         }
+        for shadow in parameters.shadowProviders ?? [] {
+            if shadow == provider {
+                throw .invalid("shadow_providers", in: context, "names the session's own provider \"\(provider)\"")
+            }
+            if let known = config.knownProviders, !known.contains(shadow) {
+                throw ProtocolError(
+                    .unknownProvider,
+                    "shadow provider \"\(shadow)\" is not available; available: \(known.sorted().joined(separator: ", "))")
+            }
+        }
         self.init(
             conversationID: parameters.conversationID, deviceID: deviceID, provider: provider,
             sampleRate: sampleRate, encoding: encoding, language: parameters.language,
             optionsJSON: parameters.optionsJSON ?? "{}", audioOffsetSeconds: parameters.audioOffsetSeconds,
             asr: parameters.asr ?? .device)
         providerNamed = parameters.provider != nil
+        shadowProviders = parameters.shadowProviders ?? []
     }
 }

@@ -99,6 +99,45 @@ import Testing
         #expect(throws: ProtocolError.self) { try StartParameters.fromQuery(["asr": "Server"]) }
     }
 
+    /// `shadow_providers` from the message (an array) or the query (comma-separated): distinct ids,
+    /// at most `maxShadowProviders`, never the session's own provider, known when the decoder knows
+    /// the providers; an empty list means none.
+    @Test func shadowProvidersFromMessageAndQuery() throws {
+        let config = SessionConfig(knownProviders: ["speakerkit", "energy", "sherpa-onnx", "falcon"])
+        let decoder = ClientMessageDecoder(config: config)
+        let base = #""type":"start","device_id":"d","provider":"speakerkit","sample_rate":16000,"encoding":"pcm_s16le""#
+        guard case .start(let plain) = try decoder.decode("{\(base)}"),
+              case .start(let two) = try decoder.decode("{\(base),\"shadow_providers\":[\"energy\",\"sherpa-onnx\"]}"),
+              case .start(let none) = try decoder.decode("{\(base),\"shadow_providers\":[]}") else {
+            Issue.record("not a start")
+            return
+        }
+        #expect(plain.shadowProviders.isEmpty && none.shadowProviders.isEmpty)
+        #expect(two.shadowProviders == ["energy", "sherpa-onnx"])
+        let query = try StartRequest.fromQuery(
+            ["device_id": "d", "provider": "speakerkit", "sample_rate": "16000", "encoding": "pcm_s16le", "shadow_providers": "energy, falcon"],
+            config: config)
+        #expect(query.shadowProviders == ["energy", "falcon"])
+        let refusals: [(String, ProtocolErrorCode, String)] = [
+            (#""shadow_providers":"energy""#, .invalidField, "array"),
+            (#""shadow_providers":["energy","energy"]"#, .invalidField, "twice"),
+            (#""shadow_providers":["energy",""]"#, .invalidField, "element 1"),
+            (#""shadow_providers":["energy",3]"#, .invalidField, "element 1"),
+            (#""shadow_providers":["energy","sherpa-onnx","falcon"]"#, .invalidField, "at most 2"),
+            (#""shadow_providers":["speakerkit"]"#, .invalidField, "own provider"),
+            (#""shadow_providers":["pyannote"]"#, .unknownProvider, "pyannote"),
+        ]
+        for (field, code, words) in refusals {
+            do {
+                _ = try decoder.decode("{\(base),\(field)}")
+                Issue.record("accepted \(field)")
+            } catch {
+                #expect(error.code == code, "\(field)")
+                #expect(error.message.contains(words), "\(field): \(error.message)")
+            }
+        }
+    }
+
     @Test func conversationIDAlphabet() {
         #expect(StartParameters.isValidConversationID("A-z_0.9:x"))
         #expect(StartParameters.isValidConversationID(String(repeating: "a", count: 128)))
