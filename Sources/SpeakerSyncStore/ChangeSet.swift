@@ -10,6 +10,7 @@ struct ChangeSet {
     private struct SpeakerKey: Hashable { var conversationID: String; var label: String }
     private struct LabelKey: Hashable { var conversationID: String; var providerKey: String }
     private struct ProfileKey: Hashable { var conversationID: String; var label: String; var provider: String }
+    private struct LabellingKey: Hashable { var conversationID: String; var name: String }
 
     private var conversations: [String: ConversationState] = [:]
     private var conversationOrder: [String] = []
@@ -18,6 +19,7 @@ struct ChangeSet {
     private var speakers: [SpeakerKey: SessionSpeaker] = [:]
     private var labels: [LabelKey: String] = [:]
     private var profiles: [ProfileKey: SpeakerProfileRecord] = [:]
+    private var labellings: [LabellingKey: LabellingRecord] = [:]
     /// The word upserts in COPY text format, encoded when the change set is built (on the writer's
     /// encoding thread, while the previous drain is still being committed).
     private(set) var wordCopyData: [UInt8] = []
@@ -37,6 +39,7 @@ struct ChangeSet {
             for (provider, profile) in step.speakerProfiles {
                 profiles[ProfileKey(conversationID: id, label: profile.label, provider: provider)] = profile
             }
+            for labelling in step.labellings { labellings[LabellingKey(conversationID: id, name: labelling.name)] = labelling }
         }
         encodeWordUpserts()
     }
@@ -70,6 +73,54 @@ struct ChangeSet {
         try writeWords(connection)
         try writeTurns(connection)
         try writeProfiles(connection)
+        try writeLabellings(connection)
+    }
+
+    /// Each labelling replaces the stored one of its name: its row upserted, its turns and words
+    /// deleted and inserted again (a labelling is written once per session end, so whole is simplest).
+    private func writeLabellings(_ connection: PGConnection) throws {
+        guard !labellings.isEmpty else { return }
+        let rows = labellings.sorted { ($0.key.conversationID, $0.key.name) < ($1.key.conversationID, $1.key.name) }
+        try connection.execute("""
+            INSERT INTO labellings (conversation_id, name, provider, source, status, status_reason, stats, updated_at)
+            SELECT u.conversation_id, u.name, u.provider, u.source, u.status, u.status_reason, u.stats, now()
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[])
+                 AS u(conversation_id, name, provider, source, status, status_reason, stats)
+            ON CONFLICT (conversation_id, name) DO UPDATE SET
+                provider = EXCLUDED.provider, source = EXCLUDED.source, status = EXCLUDED.status,
+                status_reason = EXCLUDED.status_reason, stats = EXCLUDED.stats, updated_at = now()
+            """, [
+                rows.map(\.key.conversationID), rows.map(\.key.name), rows.map(\.value.provider),
+                rows.map(\.value.source.rawValue), rows.map { $0.value.isComplete ? "complete" : "incomplete" },
+                rows.map(\.value.statusReason), rows.map(\.value.statsJSON),
+            ])
+        let ids = rows.map(\.key.conversationID), names = rows.map(\.key.name)
+        for table in ["labelling_turns", "labelling_words"] {
+            try connection.execute("""
+                DELETE FROM \(table) t USING unnest($1::text[], $2::text[]) AS d(conversation_id, name)
+                WHERE t.conversation_id = d.conversation_id AND t.name = d.name
+                """, [ids, names])
+        }
+        let turns = rows.flatMap { row in row.value.turns.map { (row.key, $0) } }
+        if !turns.isEmpty {
+            try connection.execute("""
+                INSERT INTO labelling_turns (conversation_id, name, speaker, start_seconds, end_seconds, confidence)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::float8[], $6::float8[])
+                """, [
+                    turns.map(\.0.conversationID), turns.map(\.0.name), turns.map(\.1.speaker),
+                    turns.map(\.1.startSeconds), turns.map(\.1.endSeconds), turns.map(\.1.confidence),
+                ])
+        }
+        let words = rows.flatMap { row in row.value.words.map { (row.key, $0) } }
+        if !words.isEmpty {
+            try connection.execute("""
+                INSERT INTO labelling_words (conversation_id, name, result_id, word_index, speaker, speaker_confidence)
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::float8[])
+                """, [
+                    words.map(\.0.conversationID), words.map(\.0.name), words.map(\.1.id.resultID),
+                    words.map(\.1.id.index), words.map(\.1.speaker), words.map(\.1.speakerConfidence),
+                ])
+        }
     }
 
     /// Each embedding travels as one comma-separated text element and becomes `real[]` in the statement.

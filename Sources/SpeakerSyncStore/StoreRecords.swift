@@ -51,12 +51,15 @@ public struct PersistStep: Sendable {
     /// of each session, so a reconnect recognises them).
     public var speakerProfiles: [(provider: String, profile: SpeakerProfileRecord)] = []
     public var conversationEnded = false
+    /// Labellings written whole in this step (each replaces the stored one of its name).
+    public var labellings: [LabellingRecord] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         conversation == nil && changedWords.isEmpty && removedWords.isEmpty && upsertedTurns.isEmpty
             && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && speakerProfiles.isEmpty && !conversationEnded
+            && labellings.isEmpty
     }
 }
 

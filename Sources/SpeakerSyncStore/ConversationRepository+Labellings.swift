@@ -1,0 +1,71 @@
+import Foundation
+import PostgresClient
+import TranscriptMerge
+
+extension ConversationRepository {
+    /// The conversation's stored labellings, by name (without their turns and words).
+    public func labellings(conversationID: String) throws -> [LabellingSummary] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT l.name, l.provider, l.source, l.status, l.status_reason, l.stats::text AS stats, l.updated_at,
+                       (SELECT count(*) FROM labelling_turns t WHERE t.conversation_id = l.conversation_id AND t.name = l.name)::bigint AS turns,
+                       (SELECT count(DISTINCT t.speaker) FROM labelling_turns t WHERE t.conversation_id = l.conversation_id AND t.name = l.name)::bigint AS speakers,
+                       w.words, w.labelled
+                FROM labellings l
+                LEFT JOIN LATERAL (
+                    SELECT count(*)::bigint AS words, count(speaker)::bigint AS labelled FROM labelling_words w
+                    WHERE w.conversation_id = l.conversation_id AND w.name = l.name) w ON true
+                WHERE l.conversation_id = $1
+                ORDER BY l.name
+                """, [conversationID]).rows.map { row in
+                LabellingSummary(
+                    name: try row.decode(String.self, column: "name"), provider: try row.decode(String.self, column: "provider"),
+                    source: try Self.source(row), isComplete: try row.decode(String.self, column: "status") == "complete",
+                    statusReason: try row.decode(String?.self, column: "status_reason"), statsJSON: try row.decode(String.self, column: "stats"),
+                    turnCount: try row.decode(Int.self, column: "turns"), wordCount: try row.decode(Int.self, column: "words"),
+                    labelledWordCount: try row.decode(Int.self, column: "labelled"), speakerCount: try row.decode(Int.self, column: "speakers"),
+                    updatedAt: try row.decode(Date.self, column: "updated_at"))
+            }
+        }
+    }
+
+    /// One stored labelling with its turns (in time order) and word labels; nil when there is none of that name.
+    public func labelling(conversationID: String, name: String) throws -> LabellingRecord? {
+        try withConnection { connection in
+            guard let row = try connection.query("""
+                SELECT provider, source, status, status_reason, stats::text AS stats, updated_at
+                FROM labellings WHERE conversation_id = $1 AND name = $2
+                """, [conversationID, name]).rows.first else { return nil }
+            let turns = try connection.query("""
+                SELECT speaker, start_seconds, end_seconds, confidence FROM labelling_turns
+                WHERE conversation_id = $1 AND name = $2 ORDER BY start_seconds, end_seconds, speaker
+                """, [conversationID, name]).rows.enumerated().map { index, turn in
+                SpeakerTurn(id: "\(name):\(index)", speaker: try turn.decode(String.self, column: "speaker"),
+                            startSeconds: try turn.decode(Double.self, column: "start_seconds"),
+                            endSeconds: try turn.decode(Double.self, column: "end_seconds"),
+                            confidence: try turn.decode(Double?.self, column: "confidence"))
+            }
+            let words = try connection.query("""
+                SELECT result_id, word_index, speaker, speaker_confidence FROM labelling_words
+                WHERE conversation_id = $1 AND name = $2 ORDER BY result_id, word_index
+                """, [conversationID, name]).rows.map { word in
+                WordLabel(id: WordID(resultID: try word.decode(String.self, column: "result_id"), index: try word.decode(Int.self, column: "word_index")),
+                          speaker: try word.decode(String?.self, column: "speaker"),
+                          speakerConfidence: try word.decode(Double?.self, column: "speaker_confidence"))
+            }
+            return LabellingRecord(
+                name: name, provider: try row.decode(String.self, column: "provider"), source: try Self.source(row),
+                isComplete: try row.decode(String.self, column: "status") == "complete",
+                statusReason: try row.decode(String?.self, column: "status_reason"), statsJSON: try row.decode(String.self, column: "stats"),
+                turns: turns, words: words, updatedAt: try row.decode(Date.self, column: "updated_at"))
+        }
+    }
+
+    private static func source(_ row: PGRow) throws -> LabellingSource {
+        let text = try row.decode(String.self, column: "source")
+        guard let source = LabellingSource(rawValue: text) else {
+            throw StoreError(code: .invalidData, message: "column source of labellings: unknown value \(text)")
+        }
+        return source
+    }
+}
