@@ -23,6 +23,8 @@ public struct DeviceStreamConfig: Sendable {
     /// The start's `asr`: nil/"device" (the words given to `stream` are sent), or "server" (the server
     /// recognises the audio; give no words).
     public var asr: String?
+    /// The start's `shadow_providers` (stored for comparison, never sent back).
+    public var shadowProviders: [String] = []
     /// Send each ASR result first as volatile, then final, as SpeechAnalyzer does.
     public var volatileResults: Bool
     /// Where the audio starts on the conversation timeline when resuming (nil: the server decides).
@@ -142,6 +144,7 @@ public final class DeviceStreamer: Sendable {
         kit.spoolDirectory = config.spoolDirectory
         kit.optionsJSON = config.optionsJSON
         kit.asr = config.asr
+        kit.shadowProviders = config.shadowProviders
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in

@@ -245,6 +245,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         if let deviceID = config.deviceID { start["device_id"] = deviceID }
         if let language = config.language { start["language"] = language }
         if let asr = config.asr { start["asr"] = asr }
+        if !config.shadowProviders.isEmpty { start["shadow_providers"] = config.shadowProviders }
         if let options = config.optionsJSON, let object = try? JSONSerialization.jsonObject(with: Data(options.utf8)) {
             start["options"] = object
         }

@@ -19,6 +19,9 @@ public struct SpeakerSyncSessionConfig: Sendable {
     /// The start's `asr`: nil or "device" (the app sends words), "server" (the server recognises the
     /// audio itself; the app sends audio only).
     public var asr: String?
+    /// The start's `shadow_providers`: providers the server runs beside `provider` on the same audio,
+    /// for comparison (their labels are stored, never sent). Empty: none.
+    public var shadowProviders: [String] = []
     /// Where this session's first sample lies on the conversation's timeline; nil: where the server's
     /// stored audio ends (0 for a new conversation). Later connections always resume where the server is.
     public var audioOffsetSeconds: Double?

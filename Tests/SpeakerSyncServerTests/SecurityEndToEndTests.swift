@@ -18,7 +18,7 @@ import WebSocketTransport
     /// Every route but /healthz and the console's static files, with a method it accepts.
     static let routes: [(String, String)] = [
         ("GET", "/v1/providers"), ("GET", "/v1/conversations"), ("GET", "/v1/conversations/c1"),
-        ("GET", "/v1/conversations/c1/transcript"), ("POST", "/v1/people?device_id=a&name=b"), ("GET", "/v1/people?device_id=a"),
+        ("GET", "/v1/conversations/c1/transcript"), ("GET", "/v1/conversations/c1/labellings"), ("POST", "/v1/people?device_id=a&name=b"), ("GET", "/v1/people?device_id=a"),
         ("DELETE", "/v1/people/p1"), ("POST", "/v1/conversations/c1/speakers/Speaker%201/person"),
         ("POST", "/v1/devices/a/tokens"), ("GET", "/v1/devices/a/tokens"), ("DELETE", "/v1/devices/a/tokens/t1"),
         ("GET", "/v1/tokens"), ("POST", "/v1/admin/key"),
@@ -182,7 +182,8 @@ import WebSocketTransport
         let list = try server.json("/v1/conversations", token: tokenA)
         #expect((list.body["conversations"] as? [[String: Any]])?.map { $0["id"] as? String } == [conversationA])
         #expect((try server.json("/v1/conversations/\(conversationA)", token: tokenA)).body["device_id"] as? String == "phone-a")
-        for path in ["/v1/conversations/\(conversationB)", "/v1/conversations/\(conversationB)/transcript"] {
+        for path in ["/v1/conversations/\(conversationB)", "/v1/conversations/\(conversationB)/transcript",
+                     "/v1/conversations/\(conversationB)/labellings", "/v1/conversations/\(conversationB)/transcript?provider=device"] {
             let response = try server.request("GET", path, token: tokenA)
             let missing = try server.request("GET", path.replacingOccurrences(of: conversationB, with: "no-such-id"), token: tokenA)
             #expect(response.status == 404 && Self.code(response) == "conversation_not_found")

@@ -76,6 +76,10 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
         try repository.deviceSettings(deviceID: deviceID).provider
     }
 
+    func labelling(conversationID: String, name: String) throws -> LabellingRecord? {
+        try repository.labelling(conversationID: conversationID, name: name)
+    }
+
     // MARK: VoiceDirectory
 
     func insertPerson(_ person: PersonRecord) throws { try repository.insertPerson(person) }
@@ -133,6 +137,44 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
 
     func checkHealth() throws {
         try repository.checkHealth()
+    }
+
+    func labellings(conversationID: String) throws -> [LabellingSummary] {
+        try repository.labellings(conversationID: conversationID)
+    }
+
+    /// The conversation's words with the labelling's speakers, grouped as the merge groups them: a new
+    /// utterance wherever the speaker changes in time order. A live labelling keeps the names people
+    /// gave its speakers; another provider's labels are its own and have no names.
+    func transcript(id: String, labelling name: String) throws -> TranscriptDocument? {
+        guard let labelling = try repository.labelling(conversationID: id, name: name) else { return nil }
+        let labels = Dictionary(labelling.words.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let words = try repository.words(conversationID: id)
+            .filter { labels[$0.id] != nil }
+            .sorted { ($0.startSeconds, $0.endSeconds, $0.id) < ($1.startSeconds, $1.endSeconds, $1.id) }
+        var utterances: [Utterance] = []
+        for var word in words {
+            word.speaker = labels[word.id]?.speaker
+            word.speakerConfidence = labels[word.id]?.speakerConfidence
+            if let last = utterances.indices.last, utterances[last].speaker == word.speaker {
+                word.utteranceID = utterances[last].id
+                utterances[last].words.append(word)
+                utterances[last].endSeconds = max(utterances[last].endSeconds, word.endSeconds)
+            } else {
+                word.utteranceID = UtteranceID(rawValue: UInt64(utterances.count + 1))
+                utterances.append(Utterance(id: word.utteranceID, speaker: word.speaker, startSeconds: word.startSeconds,
+                                            endSeconds: word.endSeconds, text: "", words: [word]))
+            }
+        }
+        for index in utterances.indices {
+            utterances[index].text = utterances[index].words.map(\.text).joined(separator: " ")
+        }
+        var names: [String: String] = [:]
+        if labelling.source == .live {
+            let registry = SpeakerRegistry(speakers: try repository.speakers(conversationID: id), keyLabels: [:])
+            for speaker in registry.speakers { names[speaker.label] = registry.name(for: speaker.label) }
+        }
+        return TranscriptDocument(conversationID: id, utterances: utterances, names: names)
     }
 
     /// Summaries of a page of conversations: word counts and speakers come in one query each.

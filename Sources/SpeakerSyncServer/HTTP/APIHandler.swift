@@ -192,8 +192,22 @@ final class APIHandler: HTTPHandler, Sendable {
                 throw APIError(status: 400, code: "invalid_parameter", message: "format must be one of \(TranscriptFormat.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             _ = try visibleConversation(id, as: principal)
-            guard let document = try reader.transcript(id: id) else { throw Self.notFound(id) }
+            let document: TranscriptDocument
+            if let provider = request.query["provider"], !provider.isEmpty {
+                guard let labelled = try reader.transcript(id: id, labelling: provider) else {
+                    let names = try reader.labellings(conversationID: id).map(\.name)
+                    throw APIError(status: 404, code: "labelling_not_found",
+                                   message: "conversation \(id) has no labelling by \(provider); it has: \(names.isEmpty ? "none" : names.joined(separator: ", "))")
+                }
+                document = labelled
+            } else {
+                guard let stored = try reader.transcript(id: id) else { throw Self.notFound(id) }
+                document = stored
+            }
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
+        case .labellings(let id):
+            _ = try visibleConversation(id, as: principal)
+            return Self.json(["conversation_id": id, "labellings": try reader.labellings(conversationID: id).map(\.jsonObject)])
         case .enrolPerson, .listPeople, .deletePerson, .saveSpeakerAsPerson:
             guard let voices else { throw APIError(status: 404, code: "not_found", message: "this server keeps no people") }
             return try PeopleRoutes(voices: voices, reader: reader, providers: providers, defaultProvider: defaultProvider, logger: logger)

@@ -4,7 +4,10 @@ public enum APIRoute: Equatable, Sendable {
     case providers
     case listConversations
     case conversation(id: String)
+    /// GET /v1/conversations/{id}/transcript[?format][&provider]: the transcript, or one labelling's.
     case transcript(id: String)
+    /// GET /v1/conversations/{id}/labellings: every provider's stored labelling, with figures.
+    case labellings(id: String)
     /// POST /v1/people?device_id&name[&provider]: enrol a person from a WAV body.
     case enrolPerson
     /// GET /v1/people?device_id
@@ -54,6 +57,7 @@ public enum APIRoute: Equatable, Sendable {
         case .listConversations: "list_conversations"
         case .conversation: "conversation"
         case .transcript: "transcript"
+        case .labellings: "labellings"
         case .enrolPerson: "enrol_person"
         case .listPeople: "list_people"
         case .deletePerson: "delete_person"
@@ -110,6 +114,7 @@ public enum APIRoute: Equatable, Sendable {
         case 3 where parts[0] == "v1" && parts[1] == "people": matched = (.deletePerson(id: parts[2]), ["DELETE"])
         case 3 where parts[0] == "v1" && parts[1] == "conversations": matched = (.conversation(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": matched = (.transcript(id: parts[2]), ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "labellings": matched = (.labellings(id: parts[2]), ["GET", "HEAD"])
         case 6 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers" && parts[5] == "person":
             matched = (.saveSpeakerAsPerson(conversationID: parts[2], label: parts[4]), ["POST"])
         default: matched = nil

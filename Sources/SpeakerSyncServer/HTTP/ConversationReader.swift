@@ -61,4 +61,21 @@ public protocol ConversationReader: Sendable {
     func conversation(id: String) throws -> ConversationSummary?
     func transcript(id: String) throws -> TranscriptDocument?
     func checkHealth() throws
+    /// The conversation's stored labellings (every provider's view of its words), by name.
+    func labellings(conversationID: String) throws -> [LabellingSummary]
+    /// The conversation's words as one labelling labels them; nil when it has no labelling of that name.
+    func transcript(id: String, labelling: String) throws -> TranscriptDocument?
+}
+
+extension LabellingSummary {
+    /// `{"name","provider","source","complete","status_reason","turns","words","labelled_words","speakers","stats","updated_at"}`.
+    var jsonObject: [String: Any] {
+        [
+            "name": name, "provider": provider, "source": source.rawValue, "complete": isComplete,
+            "status_reason": statusReason as Any? ?? NSNull(), "turns": turnCount, "words": wordCount,
+            "labelled_words": labelledWordCount, "speakers": speakerCount,
+            "stats": (try? JSONSerialization.jsonObject(with: Data(statsJSON.utf8))) ?? [String: Any](),
+            "updated_at": ISO8601DateFormatter().string(from: updatedAt),
+        ]
+    }
 }

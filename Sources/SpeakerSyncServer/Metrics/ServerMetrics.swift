@@ -65,6 +65,7 @@ public final class ServerMetrics: Sendable {
         "speakersync_words_stored_total": ("counter", "Word rows committed to PostgreSQL (inserts and updates)."),
         "speakersync_store_failures_total": ("counter", "Store steps that failed (the session goes on with stored:false)."),
         "speakersync_provider_failures_total": ("counter", "Provider failures that ended a session, by provider and code."),
+        "speakersync_shadow_failures_total": ("counter", "Shadow provider failures (the shadow stopped, its session went on), by provider and code."),
         "speakersync_provider_chunk_seconds": ("histogram", "Per audio frame: from handing it to the provider to its turns coming back, by provider."),
         "speakersync_provider_real_time_factor": ("histogram", "Per session: provider CPU seconds over audio seconds, by provider."),
         "speakersync_word_label_latency_seconds": ("histogram", "Per labelled word: from having the word and its audio to the first update that gave it a speaker, by provider."),

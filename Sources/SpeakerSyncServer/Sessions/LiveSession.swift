@@ -20,6 +20,8 @@ struct LiveSession {
     var merger: TranscriptMerger
     var speakers: SpeakerRegistry
     var engine: (any ProviderSession)?
+    /// Providers run beside `engine` on the same audio (`shadow_providers`), in the start's order.
+    var shadows: [ShadowLabelling] = []
     var resampler: StreamingResampler?
     /// `asr: "server"`: the session's speech recogniser, until it has finished.
     var recognizer: SessionRecognizer?

@@ -51,13 +51,14 @@ final class SessionRunner: @unchecked Sendable {
     let connection: ConnectionID
     /// Who opened the connection: a device token binds the session to its device.
     let principal: Principal
-    private let environment: SessionEnvironment
-    private let queue: DispatchQueue
-    private var logger: Logger
+    let environment: SessionEnvironment
+    let queue: DispatchQueue
+    var logger: Logger
 
-    // Confined to `queue`.
+    // Confined to `queue`. `live` and the helpers above are internal for the extensions in
+    // SessionRunner+*.swift files (shadow providers), not for use from other types.
     private var machine: SessionStateMachine
-    private var live: LiveSession?
+    var live: LiveSession?
     private var released = false
     private var tearingDown = false
     private var releaseWaiters: [@Sendable () -> Void] = []
@@ -144,7 +145,7 @@ final class SessionRunner: @unchecked Sendable {
 
     /// Resumes reading once both the queued frames and the provider's audio in flight have drained.
     /// Queue only.
-    private func resumeReceivingIfDrained() {
+    func resumeReceivingIfDrained() {
         let pending = analysisBacklogSamples
         if providerBacklogPaused, pending < environment.providerBacklogResumeSamples {
             providerBacklogPaused = false
@@ -307,6 +308,10 @@ final class SessionRunner: @unchecked Sendable {
             run(machine.failed(ProtocolError(.providerUnavailable, "provider \(request.provider) is unavailable: \(reason)")))
             return
         }
+        if let failure = shadowProvidersRefusal(request) {
+            run(machine.failed(failure))
+            return
+        }
         if request.asr == .server {
             // Checked before anything is claimed or created. Loads the model the first time (a few
             // tenths of a second, once per process); later starts return at once.
@@ -375,6 +380,17 @@ final class SessionRunner: @unchecked Sendable {
                 session.engine?.close()
                 environment.claims.release(conversationID, by: self)
                 run(machine.failed(Self.startFailure(error, provider: request.provider)))
+                return
+            }
+        }
+        if !request.shadowProviders.isEmpty {
+            do {
+                try startShadows(&session, resumed: stored != nil)
+            } catch {
+                session.engine?.close()
+                for index in session.shadows.indices { session.shadows[index].stop(reason: "the session did not start") }
+                environment.claims.release(conversationID, by: self)
+                run(machine.failed(error))
                 return
             }
         }
@@ -499,12 +515,17 @@ final class SessionRunner: @unchecked Sendable {
         guard live != nil, !live!.finalized else { return }
         live!.inputSampleCount += samples.count
         live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
+        for index in live!.shadows.indices {
+            live!.shadows[index].labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
+        }
         if let recognizer = live!.recognizer {
             recognizer.push(samples)
             if live!.engine == nil { pauseReceivingIfProviderBehind() }
         }
-        guard let engine = live!.engine else { return }
+        guard live!.engine != nil || live!.shadows.contains(where: \.isRunning) else { return }
         let pcm = live!.resampler?.process(samples) ?? samples
+        pushToShadows(pcm)
+        guard let engine = live!.engine else { return }
         // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
         engine.push(samples: pcm)
         pauseReceivingIfProviderBehind()
@@ -600,6 +621,9 @@ final class SessionRunner: @unchecked Sendable {
         live!.labelLatency.wordsArrived(arrived, at: live!.nowSeconds)
         let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
         if !delta.removedWords.isEmpty { live!.labelLatency.wordsRemoved(delta.removedWords) }
+        for index in live!.shadows.indices {
+            live!.shadows[index].upsertResult((message.resultID, message.words, message.isFinal), arrived: arrived, at: live!.nowSeconds)
+        }
         commit(delta)
     }
 
@@ -708,6 +732,7 @@ final class SessionRunner: @unchecked Sendable {
             return
         }
         live!.labelLatency.audioEnded(at: live!.nowSeconds)
+        for index in live!.shadows.indices { live!.shadows[index].labelLatency.audioEnded(at: live!.nowSeconds) }
         finishAnalysis { [self] in
             guard live != nil else { return }
             live!.finalized = true
@@ -715,6 +740,7 @@ final class SessionRunner: @unchecked Sendable {
             var step = PersistStep()
             step.conversation = live!.currentConversation
             step.conversationEnded = true
+            step.labellings = labellings(interruptedReason: nil)
             persist(step, delivery: .committedOnly) { [self] stored in
                 guard let live else { return }
                 run(machine.send(.speakers(wireSpeakers(live.speakers))))
@@ -739,6 +765,7 @@ final class SessionRunner: @unchecked Sendable {
             live!.conversation.statusReason = reason
             var step = PersistStep()
             step.conversation = live!.currentConversation
+            step.labellings = labellings(interruptedReason: reason)
             persist(step, delivery: .firstOutcome) { [self] _ in
                 if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
                 release()
@@ -765,14 +792,18 @@ final class SessionRunner: @unchecked Sendable {
     /// teardown that follows an abandoned finalize waits for what is still under way.
     private func finishAnalysis(then body: @escaping () -> Void) {
         afterAnalysis = body
-        if let engine = live?.engine, !providerFinishing {
+        if live != nil, !providerFinishing {
             providerFinishing = true
+            var tail: [Float] = []
             if var resampler = live!.resampler {
-                let tail = resampler.flush()
+                tail = resampler.flush()
                 live!.resampler = resampler
-                if !tail.isEmpty { engine.push(samples: tail) }
             }
-            engine.finalize()
+            if let engine = live!.engine {
+                if !tail.isEmpty { engine.push(samples: tail) }
+                engine.finalize()
+            }
+            finishShadows(tail: tail)
         }
         if let recognizer = live?.recognizer, !recognizerFinishing {
             recognizerFinishing = true
@@ -782,8 +813,9 @@ final class SessionRunner: @unchecked Sendable {
     }
 
     /// Runs the waiting finalize or teardown once neither the provider nor the recogniser is left.
-    private func runAfterAnalysisIfDone() {
-        guard live?.engine == nil, live?.recognizer == nil, let body = afterAnalysis else { return }
+    func runAfterAnalysisIfDone() {
+        guard live?.engine == nil, live?.recognizer == nil, live?.shadows.contains(where: \.isRunning) != true,
+              let body = afterAnalysis else { return }
         afterAnalysis = nil
         body()
     }

@@ -16,6 +16,8 @@ public protocol SessionStore: Sendable {
     func owningDevice(conversationID: String) throws -> String?
     /// The provider the device chose in the console (`device_settings`), for a `start` that names none.
     func deviceProvider(deviceID: String) throws -> String?
+    /// A stored labelling of the conversation (a shadow provider's, to continue on resume); nil when none.
+    func labelling(conversationID: String, name: String) throws -> LabellingRecord?
 }
 
 extension SessionStore {
@@ -23,6 +25,9 @@ extension SessionStore {
     public func owningDevice(conversationID: String) throws -> String? {
         try load(conversationID: conversationID)?.state.deviceID
     }
+
+    /// Stores without labellings: a resumed shadow starts afresh.
+    public func labelling(conversationID: String, name: String) throws -> LabellingRecord? { nil }
 
     /// Stores without device settings: every device uses the server default.
     public func deviceProvider(deviceID: String) throws -> String? { nil }
