@@ -31,6 +31,9 @@ public struct EvalConfig: Sendable {
     /// Whether a short warm-up session runs first so one-time costs are not charged to the first file;
     /// off for the console's test recordings (one file, and the warm-up would be a stored conversation).
     public var warmUp: Bool
+    /// The start's `shadow_providers`: providers run beside `provider` on the same audio (stored, not
+    /// scored here); what one costs the provider under evaluation is what the figures then show.
+    public var shadowProviders: [String] = []
 
     public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {
         self.serverURL = serverURL
@@ -116,6 +119,7 @@ public final class EvalRunner: Sendable {
         streamConfig.speed = config.speed
         streamConfig.chunkSeconds = config.chunkSeconds
         streamConfig.optionsJSON = config.optionsJSON
+        streamConfig.shadowProviders = config.shadowProviders
         streamConfig.volatileResults = true
         streamConfig.finalizeTimeoutSeconds = 600
         let segments = config.provider == "device" ? recording.deviceSegments : []

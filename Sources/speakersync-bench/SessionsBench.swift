@@ -26,6 +26,9 @@ struct SessionsBench: AsyncParsableCommand {
     @Option(help: "Provider for the sessions.")
     var provider: String = "device"
 
+    @Option(name: .customLong("shadow"), help: "A provider every session runs beside --provider (shadow_providers; repeatable): what it costs the primary's latency.")
+    var shadows: [String] = []
+
     @Option(help: "The server's --provider-isolation: process, session or none.")
     var isolation: String = "process"
 
@@ -39,7 +42,7 @@ struct SessionsBench: AsyncParsableCommand {
         let meeting = try MeetingSynthesizer().synthesize(script, seed: 3)
         let server = try ServerProcess(databaseURL: databaseURL, isolation: isolation)
         defer { server.stop() }
-        print("server pid \(server.pid) on port \(server.port), provider \(provider), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
+        print("server pid \(server.pid) on port \(server.port), provider \(provider)\(shadows.isEmpty ? "" : " with shadows " + shadows.joined(separator: ",")), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
         print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session  label p50 ms  p95 ms")
         for level in levels.split(separator: ",").compactMap({ Int($0) }) {
             let result = try await runLevel(level, meeting: meeting, server: server, logger: logger)
@@ -72,6 +75,7 @@ struct SessionsBench: AsyncParsableCommand {
                     // Stagger starts over one second, as real devices would not start in lockstep.
                     try? await Task.sleep(for: .milliseconds(Int64(index * 1000 / max(1, count))))
                     var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(server.port)/v1/listen", provider: provider, deviceID: "bench-\(index)")
+                    config.shadowProviders = shadows
                     config.token = server.adminKey
                     config.speed = 1
                     config.finalizeTimeoutSeconds = 60

@@ -44,6 +44,9 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(help: "The start message's options object (JSON), e.g. '{\"num_speakers\": 2}'.")
     var options: String?
 
+    @Option(name: .customLong("shadow"), help: "A provider to run beside --provider on the same audio (repeatable, at most 2): its labels are stored for comparison, and the figures show what it costs the evaluated provider.")
+    var shadows: [String] = []
+
     @Option(help: "ws://HOST:PORT (wss:// for TLS) of a running server; without it one is started on the embedded default (with TLS when --tls-cert/--tls-key are given).")
     var url: String?
 
@@ -95,9 +98,10 @@ struct EvalCommand: AsyncParsableCommand {
                                 concurrency: concurrency, optionsJSON: options)
         config.token = token
         config.caFilePath = caFile
+        config.shadowProviders = shadows
         let total = recordings.reduce(0) { $0 + $1.audioSeconds }
         let progress = ProgressReporter(command: "eval", total: recordings.count, quiet: quiet)
-        progress.note("\(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once")
+        progress.note("\(recordings.count) recordings, \(String(format: "%.0f", total)) s of audio, provider \(provider)\(shadows.isEmpty ? "" : " (shadows: " + shadows.joined(separator: ", ") + ")"), speed \(speed == 0 ? "max" : String(speed)), \(concurrency) at once")
         let summary: EvalSummary
         do {
             summary = try await EvalRunner(config: config, client: client, logger: logger).run(recordings) { file in
