@@ -1,14 +1,15 @@
 -- Every provider's labelling of a conversation's words, so providers can be compared on the same
 -- speech: the session's own provider ('live'), each provider run beside it on the same audio
--- ('shadow', start field shadow_providers), and each re-diarization of stored audio ('rediarized').
+-- ('shadow', start field shadow_providers), each re-diarization of stored audio ('rediarized'), and
+-- reference turns someone uploaded to score them against ('reference', name "reference:<name>").
 -- The conversation's words and speaker_turns remain the transcript the device was sent; these
 -- tables hold each provider's view of those same words. A labelling is written whole when its
 -- session or job ends, replacing the earlier one of the same name (a resumed session continues it).
 CREATE TABLE labellings (
     conversation_id text NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-    name            text NOT NULL,        -- the provider id, or "<provider>:rediarized"
+    name            text NOT NULL,        -- the provider id, "<provider>:rediarized" or "reference:<name>"
     provider        text NOT NULL,
-    source          text NOT NULL CHECK (source IN ('live', 'shadow', 'rediarized')),
+    source          text NOT NULL CHECK (source IN ('live', 'shadow', 'rediarized', 'reference')),
     status          text NOT NULL CHECK (status IN ('complete', 'incomplete')),
     status_reason   text,                 -- why incomplete: interrupted, the provider failed or fell behind
     stats           jsonb NOT NULL DEFAULT '{}'::jsonb,  -- audio, speakers, real-time factor, label latency, chunk time

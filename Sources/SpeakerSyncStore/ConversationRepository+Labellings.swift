@@ -61,6 +61,17 @@ extension ConversationRepository {
         }
     }
 
+    /// Writes one labelling whole, replacing the stored one of its name, in one transaction (for
+    /// labellings made outside a session: uploaded references, re-diarization jobs).
+    public func saveLabelling(conversationID: String, _ labelling: LabellingRecord) throws {
+        var step = PersistStep()
+        step.labellings = [labelling]
+        let changes = ChangeSet([(conversationID, step)])
+        try withConnection { connection in
+            try connection.transaction { try changes.write(to: $0) }
+        }
+    }
+
     private static func source(_ row: PGRow) throws -> LabellingSource {
         let text = try row.decode(String.self, column: "source")
         guard let source = LabellingSource(rawValue: text) else {

@@ -9,12 +9,14 @@ public enum LabellingSource: String, Sendable, CaseIterable {
     case shadow
     /// A provider run later over the conversation's stored audio.
     case rediarized
+    /// Reference turns uploaded to score the others against (an RTTM someone annotated).
+    case reference
 }
 
 /// One provider's labelling of a conversation's words, written whole (replacing the earlier one of
 /// the same name) when its session or job ends.
 public struct LabellingRecord: Sendable, Equatable {
-    /// The provider id, or "<provider>:rediarized".
+    /// The provider id, "<provider>:rediarized", or "reference:<name>".
     public var name: String
     public var provider: String
     public var source: LabellingSource

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TranscriptMerge
 import Logging
 import PluginHost
 import WebSocketTransport
@@ -24,14 +25,20 @@ final class APIHandler: HTTPHandler, Sendable {
     private let testRecordings: TestRecordingService?
     /// Device settings and speaker corrections; nil on servers without them (they answer 404).
     private let devices: (any DeviceDirectory)?
+    /// Stored labellings to compare and references to upload; nil on servers without them (404).
+    private let labellingDirectory: (any LabellingDirectory)?
+    private let merge: MergeConfig
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
     init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
          defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
-         testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil, logger: Logger) {
+         testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
+         labellings: (any LabellingDirectory)? = nil, merge: MergeConfig = .default, logger: Logger) {
         self.devices = devices
+        self.labellingDirectory = labellings
+        self.merge = merge
         self.sessions = sessions
         self.testRecordings = testRecordings
         self.gate = gate
@@ -205,6 +212,12 @@ final class APIHandler: HTTPHandler, Sendable {
                 document = stored
             }
             return HTTPResponse(status: 200, contentType: format.contentType, body: Array(document.rendered(as: format).utf8))
+        case .compare(let id):
+            let conversation = try visibleConversation(id, as: principal)
+            return try compareRoutes().compare(conversation: conversation, request)
+        case .putReference(let id, let name):
+            _ = try visibleConversation(id, as: principal)
+            return try compareRoutes().putReference(conversationID: id, name: name, request)
         case .labellings(let id):
             _ = try visibleConversation(id, as: principal)
             return Self.json(["conversation_id": id, "labellings": try reader.labellings(conversationID: id).map(\.jsonObject)])
@@ -252,6 +265,11 @@ final class APIHandler: HTTPHandler, Sendable {
 
     static func notFound(_ id: String) -> APIError {
         APIError(status: 404, code: "conversation_not_found", message: "no conversation with id '\(id)'")
+    }
+
+    private func compareRoutes() throws -> CompareRoutes {
+        guard let labellingDirectory else { throw APIError(status: 404, code: "not_found", message: "this server keeps no labellings") }
+        return CompareRoutes(directory: labellingDirectory, merge: merge)
     }
 
     static func json(_ object: [String: Any], status: Int = 200, headers: [(String, String)] = []) -> HTTPResponse {

@@ -8,6 +8,10 @@ public enum APIRoute: Equatable, Sendable {
     case transcript(id: String)
     /// GET /v1/conversations/{id}/labellings: every provider's stored labelling, with figures.
     case labellings(id: String)
+    /// GET /v1/conversations/{id}/compare?providers=A,B[&reference=R]: pairwise DER and word agreement.
+    case compare(id: String)
+    /// PUT /v1/conversations/{id}/references/{name}: reference turns (an RTTM body) to compare against.
+    case putReference(conversationID: String, name: String)
     /// POST /v1/people?device_id&name[&provider]: enrol a person from a WAV body.
     case enrolPerson
     /// GET /v1/people?device_id
@@ -58,6 +62,8 @@ public enum APIRoute: Equatable, Sendable {
         case .conversation: "conversation"
         case .transcript: "transcript"
         case .labellings: "labellings"
+        case .compare: "compare"
+        case .putReference: "put_reference"
         case .enrolPerson: "enrol_person"
         case .listPeople: "list_people"
         case .deletePerson: "delete_person"
@@ -115,6 +121,9 @@ public enum APIRoute: Equatable, Sendable {
         case 3 where parts[0] == "v1" && parts[1] == "conversations": matched = (.conversation(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": matched = (.transcript(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "labellings": matched = (.labellings(id: parts[2]), ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "compare": matched = (.compare(id: parts[2]), ["GET", "HEAD"])
+        case 5 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "references":
+            matched = (.putReference(conversationID: parts[2], name: parts[4]), ["PUT"])
         case 6 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers" && parts[5] == "person":
             matched = (.saveSpeakerAsPerson(conversationID: parts[2], label: parts[4]), ["POST"])
         default: matched = nil
