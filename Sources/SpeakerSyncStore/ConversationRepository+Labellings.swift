@@ -72,6 +72,14 @@ extension ConversationRepository {
         }
     }
 
+    /// Deletes a conversation and everything stored with it (the foreign keys cascade; the words go
+    /// through their trigger). False when there was none.
+    public func deleteConversation(id: String) throws -> Bool {
+        try withConnection { connection in
+            try !connection.query("DELETE FROM conversations WHERE id = $1 RETURNING id", [id]).rows.isEmpty
+        }
+    }
+
     private static func source(_ row: PGRow) throws -> LabellingSource {
         let text = try row.decode(String.self, column: "source")
         guard let source = LabellingSource(rawValue: text) else {

@@ -28,7 +28,8 @@ import Testing
             return
         }
         #expect(missing.status == 404 && missing.code == "not_found")
-        guard case .failure(let method) = APIRoute.match(method: "DELETE", path: "/v1/conversations/x") else {
+        #expect((try? APIRoute.match(method: "DELETE", path: "/v1/conversations/x").get()) == .deleteConversation(id: "x"))
+        guard case .failure(let method) = APIRoute.match(method: "POST", path: "/v1/conversations/x") else {
             Issue.record("expected a failure")
             return
         }

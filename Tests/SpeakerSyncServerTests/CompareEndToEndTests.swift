@@ -1,6 +1,7 @@
 import DiarizationScoring
 import Foundation
 import MeetingSynth
+import PostgresClient
 import SpeakerSyncClient
 import Testing
 import TestSupport
@@ -106,5 +107,16 @@ import TestSupport
         let compared = try server.request("GET", "/v1/conversations/\(id2)/compare?providers=energy&reference=r", token: tokenA)
         #expect(compared.status == 200)
         #expect(((compared.json() as? [String: Any])?["pairs"] as? [Any])?.count == 1)
+
+        // Deleting the conversation: only its own device may, and its labellings go with it.
+        #expect(try server.request("DELETE", "/v1/conversations/\(id2)", token: tokenB).status == 404)
+        #expect(try server.request("DELETE", "/v1/conversations/\(id2)", token: tokenA).status == 200)
+        #expect(try server.request("GET", "/v1/conversations/\(id2)/labellings", token: tokenA).status == 404)
+        #expect(try server.request("DELETE", "/v1/conversations/\(id2)", token: tokenA).status == 404)
+        let connection = try PGConnection(connectionString: server.connectionString)
+        for table in ["labellings", "labelling_words", "words", "speaker_turns"] {
+            let left = try connection.query("SELECT count(*)::bigint AS n FROM \(table) WHERE conversation_id = $1", [id2]).rows[0].decode(Int.self, column: "n")
+            #expect(left == 0, "\(table)")
+        }
     }
 }

@@ -112,6 +112,32 @@ import TestSupport
             let stored = try await json("/v1/conversations/\(conversationID)")["speakers"] as? [[String: Any]] ?? []
             #expect(stored.contains { $0["label"] as? String == label && $0["name"] as? String == "Alice" })
             try await Self.save(browser, "console-conversation.png")
+
+            // Side by side: with the truth uploaded as a reference, the conversation shows the scores of
+            // the pair, both timelines and both transcripts, the page's DER being the API's.
+            let truthTurns = (reports.first?["truth"] as? [String: Any])?["turns"] as? [[String: Any]] ?? []
+            let rttm = truthTurns.map { turn in
+                let start = turn["start"] as? Double ?? 0, end = turn["end"] as? Double ?? 0
+                return "SPEAKER truth 1 \(String(format: "%.3f", start)) \(String(format: "%.3f", end - start)) <NA> <NA> \(turn["speaker"] as? String ?? "?") <NA> <NA>"
+            }.joined(separator: "\n")
+            let uploaded = try await Blocking.run {
+                try SimpleHTTPClient.request(method: "PUT", url: http + "/v1/conversations/\(conversationID)/references/truth",
+                                             body: Array(rttm.utf8), contentType: "text/plain", token: adminKey).status
+            }
+            #expect(uploaded == 200)
+            try await browser.click("#conversation-table tr[data-conversation=\"\(conversationID)\"] td")
+            try #require(await browser.waitFor("return !document.getElementById('conversation-compare').hidden && document.querySelector('#compare-pairs tbody tr')", seconds: 30) != nil,
+                         "the comparison did not appear")
+            let pageDER = try await browser.execute("return document.querySelector('#compare-pairs tbody tr').cells[1].textContent") as? String
+            let compared = try await json("/v1/conversations/\(conversationID)/compare?providers=speakerkit&reference=truth")
+            let apiDER = try #require((compared["pairs"] as? [[String: Any]])?.first?["der"] as? Double)
+            #expect(pageDER == String(format: "%.1f%%", apiDER * 100))
+            #expect((try await browser.execute("return document.querySelectorAll('#compare-left-transcript .word').length") as? Int ?? 0) > 0)
+            #expect((try await browser.execute("return document.querySelectorAll('#compare-right-transcript .word').length") as? Int ?? 0) > 0)
+            let compareLanes = try await browser.execute("return [...document.querySelectorAll('#compare-timeline text')].map((t) => t.textContent)") as? [String] ?? []
+            #expect(compareLanes.contains { $0.hasPrefix("reference:truth") } && compareLanes.contains { $0.hasPrefix("speakerkit") })
+            try await browser.execute("document.getElementById('conversation-compare').scrollIntoView()")
+            try await Self.save(browser, "console-compare.png")
         }
     }
 

@@ -6,7 +6,7 @@ import TranscriptMerge
 
 /// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
-final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, DeviceDirectory, LabellingDirectory, @unchecked Sendable {
+final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, DeviceDirectory, LabellingDirectory, ConversationEraser, @unchecked Sendable {
     let writer: StoreWriter
     let repository: ConversationRepository
     /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
@@ -78,6 +78,10 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
 
     func labelling(conversationID: String, name: String) throws -> LabellingRecord? {
         try repository.labelling(conversationID: conversationID, name: name)
+    }
+
+    func deleteConversation(id: String) throws -> Bool {
+        try repository.deleteConversation(id: id)
     }
 
     func saveLabelling(conversationID: String, _ labelling: LabellingRecord) throws {

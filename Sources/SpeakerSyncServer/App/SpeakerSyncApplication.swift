@@ -106,7 +106,7 @@ public final class SpeakerSyncApplication: Sendable {
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
                                  metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
-                                 labellings: backend, merge: config.merge, logger: logger)
+                                 labellings: backend, eraser: backend, merge: config.merge, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port

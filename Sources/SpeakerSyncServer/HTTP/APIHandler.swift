@@ -27,6 +27,7 @@ final class APIHandler: HTTPHandler, Sendable {
     private let devices: (any DeviceDirectory)?
     /// Stored labellings to compare and references to upload; nil on servers without them (404).
     private let labellingDirectory: (any LabellingDirectory)?
+    private let eraser: (any ConversationEraser)?
     private let merge: MergeConfig
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
@@ -35,7 +36,9 @@ final class APIHandler: HTTPHandler, Sendable {
          defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
          testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
-         labellings: (any LabellingDirectory)? = nil, merge: MergeConfig = .default, logger: Logger) {
+         labellings: (any LabellingDirectory)? = nil, eraser: (any ConversationEraser)? = nil,
+         merge: MergeConfig = .default, logger: Logger) {
+        self.eraser = eraser
         self.devices = devices
         self.labellingDirectory = labellings
         self.merge = merge
@@ -193,6 +196,16 @@ final class APIHandler: HTTPHandler, Sendable {
             ])
         case .conversation(let id):
             return Self.json(try visibleConversation(id, as: principal).jsonObject)
+        case .deleteConversation(let id):
+            _ = try visibleConversation(id, as: principal)
+            guard let eraser else { throw APIError(status: 404, code: "not_found", message: "this server deletes no conversations") }
+            // A session writing it would store it again: it must end first.
+            if sessions?.runner(conversationID: id) != nil {
+                throw APIError(status: 409, code: "conversation_active", message: "conversation \(id) is being recorded; delete it once its session has ended")
+            }
+            guard try eraser.deleteConversation(id: id) else { throw Self.notFound(id) }
+            logger.info("conversation deleted", metadata: ["conversation_id": "\(id)", "by": "\(principal.deviceID ?? "admin")"])
+            return Self.json(["deleted": id])
         case .transcript(let id):
             let formatName = request.query["format"] ?? "json"
             guard let format = TranscriptFormat(rawValue: formatName) else {

@@ -4,6 +4,8 @@ public enum APIRoute: Equatable, Sendable {
     case providers
     case listConversations
     case conversation(id: String)
+    /// DELETE /v1/conversations/{id}: the conversation and everything stored with it.
+    case deleteConversation(id: String)
     /// GET /v1/conversations/{id}/transcript[?format][&provider]: the transcript, or one labelling's.
     case transcript(id: String)
     /// GET /v1/conversations/{id}/labellings: every provider's stored labelling, with figures.
@@ -60,6 +62,7 @@ public enum APIRoute: Equatable, Sendable {
         case .providers: "providers"
         case .listConversations: "list_conversations"
         case .conversation: "conversation"
+        case .deleteConversation: "delete_conversation"
         case .transcript: "transcript"
         case .labellings: "labellings"
         case .compare: "compare"
@@ -118,7 +121,8 @@ public enum APIRoute: Equatable, Sendable {
         case 2 where parts == ["v1", "people"]:
             matched = method == "POST" ? (.enrolPerson, ["POST"]) : (.listPeople, ["GET", "HEAD", "POST"])
         case 3 where parts[0] == "v1" && parts[1] == "people": matched = (.deletePerson(id: parts[2]), ["DELETE"])
-        case 3 where parts[0] == "v1" && parts[1] == "conversations": matched = (.conversation(id: parts[2]), ["GET", "HEAD"])
+        case 3 where parts[0] == "v1" && parts[1] == "conversations":
+            matched = method == "DELETE" ? (.deleteConversation(id: parts[2]), ["DELETE"]) : (.conversation(id: parts[2]), ["GET", "HEAD", "DELETE"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": matched = (.transcript(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "labellings": matched = (.labellings(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "compare": matched = (.compare(id: parts[2]), ["GET", "HEAD"])

@@ -1,4 +1,5 @@
-// Stored conversations: a paged list; one as transcript, speaker timeline, rename/merge and export.
+// Stored conversations: a paged list; one as transcript, speaker timeline, rename/merge and export,
+// and, when more than one provider labelled it (shadow providers, references), two of them side by side.
 import { api } from "./api.js";
 import { SpeakerColours, timeline } from "./charts.js";
 import { tableRow } from "./live-tab.js";
@@ -43,6 +44,55 @@ export class ConversationsTab {
     renderSpeakers(document.getElementById("conversation-speakers"), summary.speakers, this.colours, (label, body) => this.change(label, body));
     timeline(document.getElementById("conversation-timeline"), [{ title: "speakers", turns: turnsOf(transcript.utterances) }], this.colours);
     renderTranscript(document.getElementById("conversation-transcript"), transcript.utterances, this.colours);
+    await this.showLabellings(id);
+  }
+
+  /// The comparison: pickers for two labellings, the pairs' scores, both timelines in one chart and
+  /// both transcripts side by side. Hidden when the conversation has a single labelling.
+  async showLabellings(id) {
+    const section = document.getElementById("conversation-compare");
+    const { labellings } = await api.get(`/v1/conversations/${encodeURIComponent(id)}/labellings`);
+    section.hidden = labellings.length < 2;
+    if (section.hidden) return;
+    const names = labellings.map((l) => l.name);
+    const left = document.getElementById("compare-left"), right = document.getElementById("compare-right");
+    const live = labellings.find((l) => l.source === "live")?.name ?? names[0];
+    const reference = labellings.find((l) => l.source === "reference")?.name;
+    left.replaceChildren(...names.map((n) => new Option(n, n, false, n === (reference ?? live))));
+    right.replaceChildren(...names.map((n) => new Option(n, n, false, n === names.find((m) => m !== left.value))));
+    left.onchange = right.onchange = () => this.compare(id);
+    await this.compare(id);
+  }
+
+  async compare(id) {
+    const a = document.getElementById("compare-left").value, b = document.getElementById("compare-right").value;
+    const path = `/v1/conversations/${encodeURIComponent(id)}`;
+    const [comparison, left, right] = await Promise.all([
+      api.get(`${path}/compare?providers=${encodeURIComponent([...new Set([a, b])].filter((n) => !n.startsWith("reference:")).join(","))}` +
+        (a.startsWith("reference:") ? `&reference=${encodeURIComponent(a.slice("reference:".length))}` : "")).catch((error) => ({ error })),
+      api.get(`${path}/transcript?format=json&provider=${encodeURIComponent(a)}`),
+      api.get(`${path}/transcript?format=json&provider=${encodeURIComponent(b)}`),
+    ]);
+    const byName = new Map([...(comparison.labellings ?? []), ...(comparison.reference ? [comparison.reference] : [])].map((l) => [l.name, l]));
+    const format = (value, digits = 1) => (value == null ? "–" : `${(value * 100).toFixed(digits)}%`);
+    const latency = (l) => (l?.label_latency_seconds?.p50 == null ? "–" : `${(l.label_latency_seconds.p50 * 1000).toFixed(0)} / ${(l.label_latency_seconds.p95 * 1000).toFixed(0)} ms`);
+    const rows = (comparison.pairs ?? []).map((pair) => {
+      const hypothesis = byName.get(pair.hypothesis);
+      return tableRow([`${pair.reference} → ${pair.hypothesis}`, format(pair.der), format(pair.der_no_collar),
+        `${format(pair.word_agreement)} (${pair.words_same_speaker}/${pair.words_compared})`,
+        `${byName.get(pair.reference)?.speakers ?? "?"} / ${hypothesis?.speakers ?? "?"}`,
+        hypothesis?.real_time_factor == null ? "–" : hypothesis.real_time_factor.toFixed(4), latency(hypothesis)], { pair: `${pair.reference}|${pair.hypothesis}` });
+    });
+    document.querySelector("#compare-pairs tbody").replaceChildren(...rows);
+    // Each side its own colours: their labels are their own, "Speaker 1" on the left is not the right's.
+    const leftColours = new SpeakerColours(), rightColours = new SpeakerColours();
+    timeline(document.getElementById("compare-timeline"), [
+      { title: a, turns: turnsOf(left.utterances) }, { title: b, turns: turnsOf(right.utterances) },
+    ], new SpeakerColours());
+    document.getElementById("compare-left-title").textContent = a;
+    document.getElementById("compare-right-title").textContent = b;
+    renderTranscript(document.getElementById("compare-left-transcript"), left.utterances, leftColours);
+    renderTranscript(document.getElementById("compare-right-transcript"), right.utterances, rightColours);
   }
 
   async change(label, body) {
