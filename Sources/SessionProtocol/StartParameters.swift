@@ -18,14 +18,18 @@ public struct StartParameters: Hashable, Sendable {
     /// Providers to run beside `provider` on the same audio, for comparison (their labels are stored,
     /// never sent). An empty list is "none", as absent is.
     public var shadowProviders: [String]?
+    /// Options per shadow provider (provider id → canonical JSON object text); each key must be one
+    /// of `shadowProviders` (checked when the start is complete).
+    public var shadowOptionsJSON: [String: String]?
 
     public init(
         conversationID: String? = nil, deviceID: String? = nil, provider: String? = nil,
         sampleRate: Int? = nil, encoding: AudioEncoding? = nil, language: String? = nil,
         optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil, asr: ASRMode? = nil,
-        shadowProviders: [String]? = nil
+        shadowProviders: [String]? = nil, shadowOptionsJSON: [String: String]? = nil
     ) {
         self.shadowProviders = shadowProviders
+        self.shadowOptionsJSON = shadowOptionsJSON
         self.conversationID = conversationID
         self.deviceID = deviceID
         self.provider = provider
@@ -58,7 +62,8 @@ public struct StartParameters: Hashable, Sendable {
             optionsJSON: other.optionsJSON ?? optionsJSON,
             audioOffsetSeconds: other.audioOffsetSeconds ?? audioOffsetSeconds,
             asr: other.asr ?? asr,
-            shadowProviders: other.shadowProviders ?? shadowProviders
+            shadowProviders: other.shadowProviders ?? shadowProviders,
+            shadowOptionsJSON: other.shadowOptionsJSON ?? shadowOptionsJSON
         )
     }
 
@@ -80,7 +85,7 @@ public struct StartParameters: Hashable, Sendable {
                     throw .invalid(key, in: "query", "must be a number, got \"\(value)\"")
                 }
                 members[key] = .number(number)
-            case "options":
+            case "options", "shadow_options":
                 guard let parsed = try? JSONParser().parse(value) else {
                     throw .invalid(key, in: "query", "must be JSON text of an object")
                 }
@@ -157,6 +162,21 @@ public struct StartParameters: Hashable, Sendable {
         }
         if let shadows = reader.value("shadow_providers") {
             parameters.shadowProviders = try readShadowProviders(shadows, context: reader.context, config: reader.config)
+        }
+        if let value = reader.value("shadow_options") {
+            guard case .object(let members) = value else {
+                throw .invalid("shadow_options", in: reader.context, "must be an object of provider id → options object, got \(value.typeName)")
+            }
+            var options: [String: String] = [:]
+            for (id, object) in members {
+                guard case .object = object else {
+                    throw .invalid("shadow_options", in: reader.context, "options of \"\(id)\" must be an object, got \(object.typeName)")
+                }
+                var writer = JSONTextWriter()
+                writer.value(object)
+                options[id] = writer.text
+            }
+            parameters.shadowOptionsJSON = options
         }
         return parameters
     }

@@ -22,6 +22,8 @@ public struct StartRequest: Hashable, Sendable {
     public var asr: ASRMode
     /// Providers run beside `provider` on the same audio; their labels are stored, not sent.
     public var shadowProviders: [String] = []
+    /// Options per shadow provider (canonical JSON object text); a shadow without an entry gets "{}".
+    public var shadowOptionsJSON: [String: String] = [:]
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
@@ -83,5 +85,9 @@ public struct StartRequest: Hashable, Sendable {
             asr: parameters.asr ?? .device)
         providerNamed = parameters.provider != nil
         shadowProviders = parameters.shadowProviders ?? []
+        shadowOptionsJSON = parameters.shadowOptionsJSON ?? [:]
+        for id in shadowOptionsJSON.keys.sorted() where !shadowProviders.contains(id) {
+            throw .invalid("shadow_options", in: context, "has options for \"\(id)\", which is not in shadow_providers")
+        }
     }
 }

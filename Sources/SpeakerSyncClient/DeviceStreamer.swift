@@ -25,6 +25,8 @@ public struct DeviceStreamConfig: Sendable {
     public var asr: String?
     /// The start's `shadow_providers` (stored for comparison, never sent back).
     public var shadowProviders: [String] = []
+    /// The start's `shadow_options` (provider id → options JSON object text).
+    public var shadowOptionsJSON: [String: String] = [:]
     /// Send each ASR result first as volatile, then final, as SpeechAnalyzer does.
     public var volatileResults: Bool
     /// Where the audio starts on the conversation timeline when resuming (nil: the server decides).
@@ -145,6 +147,7 @@ public final class DeviceStreamer: Sendable {
         kit.optionsJSON = config.optionsJSON
         kit.asr = config.asr
         kit.shadowProviders = config.shadowProviders
+        kit.shadowOptionsJSON = config.shadowOptionsJSON
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in

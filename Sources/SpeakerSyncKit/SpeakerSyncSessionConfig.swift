@@ -22,6 +22,8 @@ public struct SpeakerSyncSessionConfig: Sendable {
     /// The start's `shadow_providers`: providers the server runs beside `provider` on the same audio,
     /// for comparison (their labels are stored, never sent). Empty: none.
     public var shadowProviders: [String] = []
+    /// The start's `shadow_options`: provider id → options as JSON object text.
+    public var shadowOptionsJSON: [String: String] = [:]
     /// Where this session's first sample lies on the conversation's timeline; nil: where the server's
     /// stored audio ends (0 for a new conversation). Later connections always resume where the server is.
     public var audioOffsetSeconds: Double?

@@ -127,6 +127,27 @@ import Testing
             (#""shadow_providers":["speakerkit"]"#, .invalidField, "own provider"),
             (#""shadow_providers":["pyannote"]"#, .unknownProvider, "pyannote"),
         ]
+        // Options per shadow: objects, for shadows the start names.
+        guard case .start(let configured) = try decoder.decode(
+            "{\(base),\"shadow_providers\":[\"energy\"],\"shadow_options\":{\"energy\":{\"b\":1,\"a\":[2]}}}") else {
+            Issue.record("not a start")
+            return
+        }
+        #expect(configured.shadowOptionsJSON == ["energy": #"{"a":[2],"b":1}"#])
+        let optionRefusals: [(String, String)] = [
+            (#""shadow_providers":["energy"],"shadow_options":{"falcon":{}}"#, "not in shadow_providers"),
+            (#""shadow_providers":["energy"],"shadow_options":{"energy":3}"#, "must be an object"),
+            (#""shadow_options":[]"#, "provider id → options object"),
+        ]
+        for (field, words) in optionRefusals {
+            do {
+                _ = try decoder.decode("{\(base),\(field)}")
+                Issue.record("accepted \(field)")
+            } catch {
+                #expect(error.code == .invalidField, "\(field)")
+                #expect(error.message.contains(words), "\(field): \(error.message)")
+            }
+        }
         for (field, code, words) in refusals {
             do {
                 _ = try decoder.decode("{\(base),\(field)}")

@@ -51,6 +51,31 @@ import WebSocketTransport
         return (try row.decode(String.self, column: "status"), try row.decode(String?.self, column: "status_reason"))
     }
 
+    /// A shadow whose provider crashes mid-session stops alone: the session finishes with close 1000
+    /// and every word labelled by its own provider, the shadow's labelling is stored as incomplete
+    /// with the reason, and the failure is counted.
+    @Test func aCrashingShadowStopsAloneAndTheSessionFinishes() async throws {
+        let plugins = try TestPlugins.folder(copying: ["speakersync-energy"], faulty: true)
+        defer { try? FileManager.default.removeItem(at: plugins) }
+        let server = try Self.server(plugins)
+        var config = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: "phone-shadow-crash")
+        config.shadowProviders = ["faulty"]
+        // faulty crashes on its 81st chunk (8 s into the meeting).
+        config.shadowOptionsJSON = ["faulty": #"{"fault":"crash","after":80}"#]
+        config.speed = 4
+        let report = try await Self.stream(config, audio: Self.meeting.audio, words: Self.words)
+        #expect(report.closeCode == 1000)
+        #expect(report.transcript.words.count == Self.meeting.words.count)
+        #expect(report.transcript.words.allSatisfy { $0.speaker != nil })
+        let labellings = try server.json("/v1/conversations/\(report.conversationID)/labellings").body["labellings"] as? [[String: Any]] ?? []
+        let byName = Dictionary(uniqueKeysWithValues: labellings.compactMap { l in (l["name"] as? String).map { ($0, l) } })
+        #expect(byName["energy"]?["complete"] as? Bool == true)
+        #expect(byName["faulty"]?["complete"] as? Bool == false)
+        #expect((byName["faulty"]?["status_reason"] as? String)?.contains("failed") == true, "\(byName["faulty"] ?? [:])")
+        let metrics = try server.request("GET", "/metrics").text
+        #expect(metrics.contains(#"speakersync_shadow_failures_total{code="provider_crashed",provider="faulty"} 1"#), "\(metrics.split(separator: "\n").filter { $0.contains("shadow") })")
+    }
+
     @Test func aCrashingProviderFailsItsSessionWhileAnotherProviderFinishesAndTheConversationCanBeResumed() async throws {
         let plugins = try TestPlugins.folder(copying: ["speakersync-energy"], faulty: true)
         defer { try? FileManager.default.removeItem(at: plugins) }

@@ -44,10 +44,10 @@ extension SessionRunner {
             }
             var labelling = ShadowLabelling(provider: shadow, merge: environment.merge, restored: restored, words: session.merger.words)
             do {
-                // Defaults, no known voices: a shadow answers "what would this provider do with this
-                // audio out of the box", which is the comparison a developer asks for.
+                // Its own options (default none) and no known voices: a shadow answers "what would this
+                // provider do with this audio", which is the comparison a developer asks for.
                 let request = ProviderSessionRequest(providerID: shadow, sessionID: "\(session.sessionToken)-shadow-\(shadow)",
-                                                     sampleRate: 16_000, optionsJSON: "{}")
+                                                     sampleRate: 16_000, optionsJSON: session.request.shadowOptionsJSON[shadow] ?? "{}")
                 labelling.engine = try environment.providers.makeSession(request, queue: queue) { [weak self] event in
                     self?.shadowEvent(shadow, event)
                 }
