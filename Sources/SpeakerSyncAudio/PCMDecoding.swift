@@ -93,7 +93,7 @@ public enum PCMDecoding {
 
     /// Rounds to the nearest 16-bit step; NaN becomes 0 so a bad sample cannot poison a file.
     @inline(__always)
-    static func quantizeS16(_ sample: Float) -> Int16 {
+    public static func quantizeS16(_ sample: Float) -> Int16 {
         guard !sample.isNaN else { return 0 }
         let scaled = (sample * 32768).rounded()
         return Int16(max(-32768, min(32767, scaled)))
