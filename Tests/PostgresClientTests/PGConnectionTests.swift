@@ -34,6 +34,21 @@ import Testing
         #expect(try row.decode(Date?.self, column: "at") != nil)
     }
 
+    /// Every byte value survives a bytea parameter, an array element and the column read back;
+    /// PostgreSQL agrees on the length (the hex text is not stored as text).
+    @Test func byteaRoundTripsEveryByte() throws {
+        let connection = try PGConnection(connectionString: try TestCluster.freshDatabase())
+        let bytes = PGBytea((0..<1024).map { UInt8(truncatingIfNeeded: $0 * 37) } + Array(0...255))
+        let row = try connection.query("SELECT $1::bytea AS b, octet_length($1::bytea)::bigint AS n", [bytes]).rows[0]
+        #expect(try row.decode(PGBytea.self, column: "b") == bytes)
+        #expect(try row.decode(Int.self, column: "n") == bytes.bytes.count)
+        let empty = try connection.query("SELECT $1::bytea AS b", [PGBytea([])]).rows[0]
+        #expect(try empty.decode(PGBytea.self, column: "b") == PGBytea([]))
+        let array = try connection.query("SELECT (unnest($1::bytea[])) AS b", [[bytes, PGBytea([0, 255])]]).rows
+        #expect(try array.map { try $0.decode(PGBytea.self, column: "b") } == [bytes, PGBytea([0, 255])])
+        #expect(throws: PGError.self) { try PGBytea.pgDecode(text: "\\xzz", column: "b") }
+    }
+
     @Test func decodeErrorsNameTheColumn() throws {
         let connection = try PGConnection(connectionString: try TestCluster.freshDatabase())
         let row = try connection.query("SELECT 'abc'::text AS speaker_label, NULL::int AS word_count")[0]
