@@ -52,6 +52,11 @@ let package = Package(
             pkgConfig: "opus",
             providers: [.apt(["libopus-dev"])]
         ),
+        .systemLibrary(
+            name: "CFLAC",
+            pkgConfig: "flac",
+            providers: [.apt(["libflac-dev"])]
+        ),
         // The plugin ABI: a header-only C target that plugins and the host both include.
         .target(name: "CSpeakerSyncPluginABI"),
 
@@ -74,6 +79,7 @@ let package = Package(
         ]),
         // libopus's decoder and encoder (encoding "opus"), and an Ogg Opus demuxer in pure Swift.
         .target(name: "OpusCodec", dependencies: ["COpus"]),
+        .target(name: "FLACCodec", dependencies: ["CFLAC"]),
         .target(name: "WebSocketTransport", dependencies: [
             "CLibWebSockets", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -201,6 +207,7 @@ let package = Package(
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
         .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
+        .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", .product(name: "Logging", package: "swift-log")]),
