@@ -75,7 +75,7 @@ let package = Package(
             "CLibPQ", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncStore", dependencies: [
-            "PostgresClient", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+            "FLACCodec", "PostgresClient", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
         // libopus's decoder and encoder (encoding "opus"), and an Ogg Opus demuxer in pure Swift.
         .target(name: "OpusCodec", dependencies: ["COpus"]),
@@ -130,7 +130,7 @@ let package = Package(
         ]),
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
-            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec",
+            "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec", "FLACCodec",
             "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring", "SpeechRecognition",
             .product(name: "Logging", package: "swift-log"),
         ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
@@ -243,7 +243,7 @@ let package = Package(
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
-            "DeterministicRandom", "OpusCodec", "SpeechRecognition", "DiarizationScoring",
+            "DeterministicRandom", "OpusCodec", "SpeechRecognition", "DiarizationScoring", "FLACCodec",
         ]),
     ]
 )

@@ -21,13 +21,16 @@ public struct StartParameters: Hashable, Sendable {
     /// Options per shadow provider (provider id → canonical JSON object text); each key must be one
     /// of `shadowProviders` (checked when the start is complete).
     public var shadowOptionsJSON: [String: String]?
+    /// Keep the session's audio (lossless, in PostgreSQL) for playback and re-diarization.
+    public var storeAudio: Bool?
 
     public init(
         conversationID: String? = nil, deviceID: String? = nil, provider: String? = nil,
         sampleRate: Int? = nil, encoding: AudioEncoding? = nil, language: String? = nil,
         optionsJSON: String? = nil, audioOffsetSeconds: Double? = nil, asr: ASRMode? = nil,
-        shadowProviders: [String]? = nil, shadowOptionsJSON: [String: String]? = nil
+        shadowProviders: [String]? = nil, shadowOptionsJSON: [String: String]? = nil, storeAudio: Bool? = nil
     ) {
+        self.storeAudio = storeAudio
         self.shadowProviders = shadowProviders
         self.shadowOptionsJSON = shadowOptionsJSON
         self.conversationID = conversationID
@@ -63,7 +66,8 @@ public struct StartParameters: Hashable, Sendable {
             audioOffsetSeconds: other.audioOffsetSeconds ?? audioOffsetSeconds,
             asr: other.asr ?? asr,
             shadowProviders: other.shadowProviders ?? shadowProviders,
-            shadowOptionsJSON: other.shadowOptionsJSON ?? shadowOptionsJSON
+            shadowOptionsJSON: other.shadowOptionsJSON ?? shadowOptionsJSON,
+            storeAudio: other.storeAudio ?? storeAudio
         )
     }
 
@@ -92,6 +96,9 @@ public struct StartParameters: Hashable, Sendable {
                 members[key] = parsed
             case "conversation_id", "device_id", "provider", "encoding", "language", "asr":
                 members[key] = .string(value)
+            case "store_audio":
+                guard value == "true" || value == "false" else { throw .invalid(key, in: "query", "must be true or false, got \"\(value)\"") }
+                members[key] = .bool(value == "true")
             case "shadow_providers":
                 // A comma-separated list in a URL: ?shadow_providers=energy,sherpa-onnx
                 members[key] = .array(value.split(separator: ",", omittingEmptySubsequences: false)
@@ -163,6 +170,7 @@ public struct StartParameters: Hashable, Sendable {
         if let shadows = reader.value("shadow_providers") {
             parameters.shadowProviders = try readShadowProviders(shadows, context: reader.context, config: reader.config)
         }
+        if reader.value("store_audio") != nil { parameters.storeAudio = try reader.bool("store_audio") }
         if let value = reader.value("shadow_options") {
             guard case .object(let members) = value else {
                 throw .invalid("shadow_options", in: reader.context, "must be an object of provider id → options object, got \(value.typeName)")

@@ -24,6 +24,8 @@ public struct StartRequest: Hashable, Sendable {
     public var shadowProviders: [String] = []
     /// Options per shadow provider (canonical JSON object text); a shadow without an entry gets "{}".
     public var shadowOptionsJSON: [String: String] = [:]
+    /// Keep the session's audio (`store_audio`).
+    public var storeAudio = false
 
     public init(
         conversationID: String? = nil, deviceID: String, provider: String, sampleRate: Int,
@@ -86,6 +88,7 @@ public struct StartRequest: Hashable, Sendable {
         providerNamed = parameters.provider != nil
         shadowProviders = parameters.shadowProviders ?? []
         shadowOptionsJSON = parameters.shadowOptionsJSON ?? [:]
+        storeAudio = parameters.storeAudio ?? false
         for id in shadowOptionsJSON.keys.sorted() where !shadowProviders.contains(id) {
             throw .invalid("shadow_options", in: context, "has options for \"\(id)\", which is not in shadow_providers")
         }

@@ -27,6 +27,8 @@ public struct DeviceStreamConfig: Sendable {
     public var shadowProviders: [String] = []
     /// The start's `shadow_options` (provider id → options JSON object text).
     public var shadowOptionsJSON: [String: String] = [:]
+    /// The start's `store_audio`.
+    public var storeAudio = false
     /// Send each ASR result first as volatile, then final, as SpeechAnalyzer does.
     public var volatileResults: Bool
     /// Where the audio starts on the conversation timeline when resuming (nil: the server decides).
@@ -148,6 +150,7 @@ public final class DeviceStreamer: Sendable {
         kit.asr = config.asr
         kit.shadowProviders = config.shadowProviders
         kit.shadowOptionsJSON = config.shadowOptionsJSON
+        kit.storeAudio = config.storeAudio
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in

@@ -246,6 +246,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         if let language = config.language { start["language"] = language }
         if let asr = config.asr { start["asr"] = asr }
         if !config.shadowProviders.isEmpty { start["shadow_providers"] = config.shadowProviders }
+        if config.storeAudio { start["store_audio"] = true }
         if !config.shadowOptionsJSON.isEmpty {
             start["shadow_options"] = config.shadowOptionsJSON.compactMapValues { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
         }

@@ -24,6 +24,8 @@ public struct SpeakerSyncSessionConfig: Sendable {
     public var shadowProviders: [String] = []
     /// The start's `shadow_options`: provider id → options as JSON object text.
     public var shadowOptionsJSON: [String: String] = [:]
+    /// The start's `store_audio`: the server keeps the session's audio (lossless) for playback and re-diarization.
+    public var storeAudio = false
     /// Where this session's first sample lies on the conversation's timeline; nil: where the server's
     /// stored audio ends (0 for a new conversation). Later connections always resume where the server is.
     public var audioOffsetSeconds: Double?

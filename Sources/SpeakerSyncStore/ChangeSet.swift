@@ -1,3 +1,4 @@
+import FLACCodec
 import PostgresClient
 import TranscriptMerge
 
@@ -20,6 +21,8 @@ struct ChangeSet {
     private var labels: [LabelKey: String] = [:]
     private var profiles: [ProfileKey: SpeakerProfileRecord] = [:]
     private var labellings: [LabellingKey: LabellingRecord] = [:]
+    /// Audio chunks compressed when the change set is built (on the writer's encoding thread).
+    private var audio: [(conversationID: String, chunk: AudioChunkRecord, flac: Result<[UInt8], FLACError>)] = []
     /// The word upserts in COPY text format, encoded when the change set is built (on the writer's
     /// encoding thread, while the previous drain is still being committed).
     private(set) var wordCopyData: [UInt8] = []
@@ -40,6 +43,9 @@ struct ChangeSet {
                 profiles[ProfileKey(conversationID: id, label: profile.label, provider: provider)] = profile
             }
             for labelling in step.labellings { labellings[LabellingKey(conversationID: id, name: labelling.name)] = labelling }
+            for chunk in step.audioChunks {
+                audio.append((id, chunk, Result { () throws(FLACError) in try FLACEncoder.encode(chunk.samples, sampleRate: chunk.sampleRate) }))
+            }
         }
         encodeWordUpserts()
     }
@@ -74,6 +80,29 @@ struct ChangeSet {
         try writeTurns(connection)
         try writeProfiles(connection)
         try writeLabellings(connection)
+        try writeAudio(connection)
+    }
+
+    /// A chunk written again (a step retried) replaces itself.
+    private func writeAudio(_ connection: PGConnection) throws {
+        guard !audio.isEmpty else { return }
+        var flac: [PGBytea] = []
+        for item in audio {
+            switch item.flac {
+            case .success(let bytes): flac.append(PGBytea(bytes))
+            case .failure(let error):
+                throw StoreError(code: .invalidData, message: "audio chunk at sample \(item.chunk.startSample) could not be compressed: \(error)")
+            }
+        }
+        try connection.execute("""
+            INSERT INTO audio_chunks (conversation_id, start_sample, sample_rate, sample_count, flac)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::int[], $4::int[], $5::bytea[])
+            ON CONFLICT (conversation_id, start_sample) DO UPDATE SET
+                sample_rate = EXCLUDED.sample_rate, sample_count = EXCLUDED.sample_count, flac = EXCLUDED.flac
+            """, [
+                audio.map(\.conversationID), audio.map(\.chunk.startSample), audio.map(\.chunk.sampleRate),
+                audio.map(\.chunk.samples.count), flac,
+            ])
     }
 
     /// Each labelling replaces the stored one of its name: its row upserted, its turns and words

@@ -80,6 +80,30 @@ extension ConversationRepository {
         }
     }
 
+    /// The conversation's stored audio chunks in timeline order (still FLAC); empty when none.
+    public func audioChunks(conversationID: String) throws -> [StoredAudioChunk] {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT start_sample, sample_rate, sample_count, flac FROM audio_chunks
+                WHERE conversation_id = $1 ORDER BY start_sample
+                """, [conversationID]).rows.map { row in
+                StoredAudioChunk(startSample: Int64(try row.decode(Int.self, column: "start_sample")),
+                                 sampleRate: try row.decode(Int.self, column: "sample_rate"),
+                                 sampleCount: try row.decode(Int.self, column: "sample_count"),
+                                 flac: try row.decode(PGBytea.self, column: "flac").bytes)
+            }
+        }
+    }
+
+    /// Deletes audio stored more than `days` ago (the retention period); how many chunks went.
+    public func purgeAudio(olderThanDays days: Double) throws -> Int {
+        try withConnection { connection in
+            try connection.query("""
+                DELETE FROM audio_chunks WHERE created_at < now() - make_interval(secs => $1) RETURNING 1
+                """, [days * 86_400]).rows.count
+        }
+    }
+
     private static func source(_ row: PGRow) throws -> LabellingSource {
         let text = try row.decode(String.self, column: "source")
         guard let source = LabellingSource(rawValue: text) else {

@@ -53,13 +53,15 @@ public struct PersistStep: Sendable {
     public var conversationEnded = false
     /// Labellings written whole in this step (each replaces the stored one of its name).
     public var labellings: [LabellingRecord] = []
+    /// Audio to keep (`store_audio`), compressed by the writer.
+    public var audioChunks: [AudioChunkRecord] = []
 
     public init() {}
 
     public var isEmpty: Bool {
         conversation == nil && changedWords.isEmpty && removedWords.isEmpty && upsertedTurns.isEmpty
             && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && speakerProfiles.isEmpty && !conversationEnded
-            && labellings.isEmpty
+            && labellings.isEmpty && audioChunks.isEmpty
     }
 }
 

@@ -64,6 +64,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("max-sessions-per-device"), help: "Sessions one device may run at once (too_many_sessions, close 4029, beyond).")
     var maxSessionsPerDevice: Int = AccessConfig.default.maxSessionsPerDevice
 
+    @Option(name: .customLong("audio-retention-days"), help: "Delete audio kept by store_audio sessions after this many days (0: keep it until its conversation is deleted).")
+    var audioRetentionDays: Double = ServerConfig.default.audioRetentionDays
+
     @Option(name: .customLong("max-body-bytes"), help: "Largest HTTP request body, e.g. an enrolment WAV (413 body_too_large beyond).")
     var maxBodyBytes: Int = ServerConfig.default.maxHTTPBodyBytes
 
@@ -104,7 +107,7 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
-              requestsPerSecond >= 0, handshakeTimeoutSeconds > 0 else {
+              requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0 else {
             throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
         }
         config.access.mode = auth
@@ -116,6 +119,7 @@ struct ServerOptions: ParsableArguments {
         config.access.requestBurst = max(1, requestsPerSecond * 3)
         config.maxConnections = maxConnections
         config.maxHTTPBodyBytes = maxBodyBytes
+        config.audioRetentionDays = audioRetentionDays
         config.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         config.tlsCertificatePath = tlsCertificate
         config.tlsPrivateKeyPath = tlsKey

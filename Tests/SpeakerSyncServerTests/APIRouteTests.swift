@@ -9,6 +9,8 @@ import Testing
         ("/v1/conversations/abc-1", .conversation(id: "abc-1")),
         ("/v1/conversations/abc-1/transcript", .transcript(id: "abc-1")),
         ("/v1/conversations/abc-1/labellings", .labellings(id: "abc-1")),
+        ("/v1/conversations/abc-1/compare", .compare(id: "abc-1")),
+        ("/v1/conversations/abc-1/audio", .audio(id: "abc-1")),
         ("/", .console(file: "index.html")),
         ("/console/live-tab.js", .console(file: "live-tab.js")),
         ("/v1/whoami", .whoami),

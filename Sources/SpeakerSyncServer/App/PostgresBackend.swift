@@ -12,11 +12,15 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
     let lease: ServerLease
     private let leaseTimer: any DispatchSourceTimer
+    /// Deletes stored audio past the retention period, hourly; nil when audio is kept forever.
+    private let retentionTimer: (any DispatchSourceTimer)?
 
     /// Migrates, takes this server's lease, and marks interrupted the conversations that servers which
     /// died left active (their sessions can be resumed).
     /// `storeObserver` hears of the writer's commits (the server's metrics).
-    init(connectionString: String, schemaDirectory: URL, storeObserver: (any StoreWriterObserver)? = nil, logger: Logger) throws {
+    /// `audioRetentionDays`: stored audio older than this is deleted (0: kept until its conversation is).
+    init(connectionString: String, schemaDirectory: URL, storeObserver: (any StoreWriterObserver)? = nil,
+         audioRetentionDays: Double = 0, logger: Logger) throws {
         do {
             let connection = try PGConnection(connectionString: connectionString)
             try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
@@ -35,10 +39,27 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
         timer.setEventHandler { [lease] in lease.renew() }
         timer.resume()
         leaseTimer = timer
+        if audioRetentionDays > 0 {
+            let purge = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "speakersync.audio-retention"))
+            purge.schedule(deadline: .now() + 60, repeating: 3600, leeway: .seconds(60))
+            purge.setEventHandler { [repository] in
+                do {
+                    let deleted = try repository.purgeAudio(olderThanDays: audioRetentionDays)
+                    if deleted > 0 { logger.info("stored audio past its retention deleted", metadata: ["chunks": "\(deleted)", "days": "\(audioRetentionDays)"]) }
+                } catch {
+                    logger.warning("stored audio could not be purged; retrying in an hour", metadata: ["error": "\(error)"])
+                }
+            }
+            purge.resume()
+            retentionTimer = purge
+        } else {
+            retentionTimer = nil
+        }
     }
 
     func shutdown() {
         leaseTimer.cancel()
+        retentionTimer?.cancel()
         writer.shutdown()
     }
 
@@ -90,6 +111,10 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
 
     func words(conversationID: String) throws -> [LabelledWord] {
         try repository.words(conversationID: conversationID)
+    }
+
+    func audioChunks(conversationID: String) throws -> [StoredAudioChunk] {
+        try repository.audioChunks(conversationID: conversationID)
     }
 
     // MARK: VoiceDirectory

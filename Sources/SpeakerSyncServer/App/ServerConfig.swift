@@ -46,6 +46,10 @@ public struct ServerConfig: Sendable {
     /// more sessions than this wait for one, on their session's recogniser queue.
     public var maxSpeechDecoders: Int = ProcessInfo.processInfo.activeProcessorCount
 
+    /// Stored audio (`store_audio`) older than this many days is deleted, hourly; 0 keeps it until
+    /// its conversation is deleted.
+    public var audioRetentionDays: Double = 30
+
     /// Whether the server speaks TLS (both files configured).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 

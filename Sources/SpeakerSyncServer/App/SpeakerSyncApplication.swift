@@ -69,7 +69,8 @@ public final class SpeakerSyncApplication: Sendable {
             let schema = try ResourceLocator.schemaDirectory(config.schemaDirectory)
             let metrics = ServerMetrics()
             let storeMetrics = StoreMetrics(metrics: metrics)
-            let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, storeObserver: storeMetrics, logger: logger)
+            let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, storeObserver: storeMetrics,
+                                              audioRetentionDays: config.audioRetentionDays, logger: logger)
             storeMetrics.watchQueue(of: backend.writer)
             let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
             // Read (and so checked) here, at start; workers read the same file themselves.

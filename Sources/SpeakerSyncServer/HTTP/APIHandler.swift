@@ -228,6 +228,10 @@ final class APIHandler: HTTPHandler, Sendable {
         case .compare(let id):
             let conversation = try visibleConversation(id, as: principal)
             return try compareRoutes().compare(conversation: conversation, request)
+        case .audio(let id):
+            _ = try visibleConversation(id, as: principal)
+            guard let labellingDirectory else { throw APIError(status: 404, code: "not_found", message: "this server keeps no audio") }
+            return try AudioRoute(directory: labellingDirectory).answer(conversationID: id, request)
         case .putReference(let id, let name):
             _ = try visibleConversation(id, as: principal)
             return try compareRoutes().putReference(conversationID: id, name: name, request)

@@ -14,6 +14,8 @@ public enum APIRoute: Equatable, Sendable {
     case compare(id: String)
     /// PUT /v1/conversations/{id}/references/{name}: reference turns (an RTTM body) to compare against.
     case putReference(conversationID: String, name: String)
+    /// GET /v1/conversations/{id}/audio[?format=wav|flac]: the stored audio (Range supported).
+    case audio(id: String)
     /// POST /v1/people?device_id&name[&provider]: enrol a person from a WAV body.
     case enrolPerson
     /// GET /v1/people?device_id
@@ -67,6 +69,7 @@ public enum APIRoute: Equatable, Sendable {
         case .labellings: "labellings"
         case .compare: "compare"
         case .putReference: "put_reference"
+        case .audio: "audio"
         case .enrolPerson: "enrol_person"
         case .listPeople: "list_people"
         case .deletePerson: "delete_person"
@@ -126,6 +129,7 @@ public enum APIRoute: Equatable, Sendable {
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "transcript": matched = (.transcript(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "labellings": matched = (.labellings(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "compare": matched = (.compare(id: parts[2]), ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "audio": matched = (.audio(id: parts[2]), ["GET", "HEAD"])
         case 5 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "references":
             matched = (.putReference(conversationID: parts[2], name: parts[4]), ["PUT"])
         case 6 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers" && parts[5] == "person":

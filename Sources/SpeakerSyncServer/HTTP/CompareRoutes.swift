@@ -9,6 +9,8 @@ protocol LabellingDirectory: Sendable {
     func labelling(conversationID: String, name: String) throws -> LabellingRecord?
     func saveLabelling(conversationID: String, _ labelling: LabellingRecord) throws
     func words(conversationID: String) throws -> [LabelledWord]
+    /// The conversation's stored audio chunks in timeline order (FLAC).
+    func audioChunks(conversationID: String) throws -> [StoredAudioChunk]
 }
 
 /// `GET /v1/conversations/{id}/compare?providers=A,B[&reference=R]` and

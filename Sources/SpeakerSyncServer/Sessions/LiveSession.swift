@@ -20,6 +20,8 @@ struct LiveSession {
     var merger: TranscriptMerger
     var speakers: SpeakerRegistry
     var engine: (any ProviderSession)?
+    /// `store_audio`: cuts the received audio into chunks to store.
+    var audioChunker: AudioChunker?
     /// Providers run beside `engine` on the same audio (`shadow_providers`), in the start's order.
     var shadows: [ShadowLabelling] = []
     var resampler: StreamingResampler?

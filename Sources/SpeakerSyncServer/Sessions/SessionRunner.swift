@@ -419,6 +419,9 @@ final class SessionRunner: @unchecked Sendable {
                 return
             }
         }
+        if request.storeAudio {
+            session.audioChunker = AudioChunker(sampleRate: request.sampleRate, timelineOffsetSeconds: session.audioOffsetSeconds)
+        }
         live = session
         metricsProvider = request.provider
         environment.metrics.increment("speakersync_sessions_started_total", ["provider": request.provider])
@@ -514,6 +517,13 @@ final class SessionRunner: @unchecked Sendable {
     private func audio(_ samples: [Float]) {
         guard live != nil, !live!.finalized else { return }
         live!.inputSampleCount += samples.count
+        if live!.audioChunker != nil, case let chunks = live!.audioChunker!.append(samples), !chunks.isEmpty {
+            // Stored in the session's step order, after the conversation row; a failure shows as
+            // stored:false on the words like any other store failure.
+            var step = PersistStep()
+            step.audioChunks = chunks
+            persist(step) { _ in }
+        }
         live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
         for index in live!.shadows.indices {
             live!.shadows[index].labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
@@ -741,6 +751,7 @@ final class SessionRunner: @unchecked Sendable {
             step.conversation = live!.currentConversation
             step.conversationEnded = true
             step.labellings = labellings(interruptedReason: nil)
+            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
             persist(step, delivery: .committedOnly) { [self] stored in
                 guard let live else { return }
                 run(machine.send(.speakers(wireSpeakers(live.speakers))))
@@ -766,6 +777,7 @@ final class SessionRunner: @unchecked Sendable {
             var step = PersistStep()
             step.conversation = live!.currentConversation
             step.labellings = labellings(interruptedReason: reason)
+            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
             persist(step, delivery: .firstOutcome) { [self] _ in
                 if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
                 release()
