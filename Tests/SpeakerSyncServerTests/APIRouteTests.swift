@@ -11,6 +11,8 @@ import Testing
         ("/v1/conversations/abc-1/labellings", .labellings(id: "abc-1")),
         ("/v1/conversations/abc-1/compare", .compare(id: "abc-1")),
         ("/v1/conversations/abc-1/audio", .audio(id: "abc-1")),
+        ("/v1/diarization-jobs", .listDiarizationJobs),
+        ("/v1/diarization-jobs/j1", .diarizationJob(id: "j1")),
         ("/", .console(file: "index.html")),
         ("/console/live-tab.js", .console(file: "live-tab.js")),
         ("/v1/whoami", .whoami),

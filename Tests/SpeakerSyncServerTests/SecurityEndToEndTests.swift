@@ -19,7 +19,8 @@ import WebSocketTransport
     static let routes: [(String, String)] = [
         ("GET", "/v1/providers"), ("GET", "/v1/conversations"), ("GET", "/v1/conversations/c1"),
         ("GET", "/v1/conversations/c1/transcript"), ("GET", "/v1/conversations/c1/labellings"), ("DELETE", "/v1/conversations/c1"),
-        ("GET", "/v1/conversations/c1/compare?providers=a,b"), ("GET", "/v1/conversations/c1/audio"), ("PUT", "/v1/conversations/c1/references/r"), ("POST", "/v1/people?device_id=a&name=b"), ("GET", "/v1/people?device_id=a"),
+        ("GET", "/v1/conversations/c1/compare?providers=a,b"), ("GET", "/v1/conversations/c1/audio"), ("POST", "/v1/conversations/c1/diarize?provider=energy"),
+        ("GET", "/v1/diarization-jobs"), ("GET", "/v1/diarization-jobs/j1"), ("PUT", "/v1/conversations/c1/references/r"), ("POST", "/v1/people?device_id=a&name=b"), ("GET", "/v1/people?device_id=a"),
         ("DELETE", "/v1/people/p1"), ("POST", "/v1/conversations/c1/speakers/Speaker%201/person"),
         ("POST", "/v1/devices/a/tokens"), ("GET", "/v1/devices/a/tokens"), ("DELETE", "/v1/devices/a/tokens/t1"),
         ("GET", "/v1/tokens"), ("POST", "/v1/admin/key"),

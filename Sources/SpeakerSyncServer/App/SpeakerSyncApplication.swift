@@ -104,10 +104,12 @@ public final class SpeakerSyncApplication: Sendable {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
             let testRecordings = TestRecordingService(logger: logger)
+            let rediarization = DiarizationJobService(directory: backend, providers: plugins, merge: config.merge, logger: logger)
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
                                  metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
-                                 labellings: backend, eraser: backend, merge: config.merge, logger: logger)
+                                 labellings: backend, eraser: backend, rediarization: rediarization,
+                                 merge: config.merge, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port

@@ -28,6 +28,7 @@ final class APIHandler: HTTPHandler, Sendable {
     /// Stored labellings to compare and references to upload; nil on servers without them (404).
     private let labellingDirectory: (any LabellingDirectory)?
     private let eraser: (any ConversationEraser)?
+    private let rediarization: DiarizationJobService?
     private let merge: MergeConfig
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
@@ -37,8 +38,9 @@ final class APIHandler: HTTPHandler, Sendable {
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
          testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
          labellings: (any LabellingDirectory)? = nil, eraser: (any ConversationEraser)? = nil,
-         merge: MergeConfig = .default, logger: Logger) {
+         rediarization: DiarizationJobService? = nil, merge: MergeConfig = .default, logger: Logger) {
         self.eraser = eraser
+        self.rediarization = rediarization
         self.devices = devices
         self.labellingDirectory = labellings
         self.merge = merge
@@ -228,6 +230,35 @@ final class APIHandler: HTTPHandler, Sendable {
         case .compare(let id):
             let conversation = try visibleConversation(id, as: principal)
             return try compareRoutes().compare(conversation: conversation, request)
+        case .startDiarization(let id):
+            let conversation = try visibleConversation(id, as: principal)
+            guard let rediarization else { throw APIError(status: 404, code: "not_found", message: "this server re-diarizes nothing") }
+            guard let provider = request.query["provider"], !provider.isEmpty else {
+                throw APIError(status: 400, code: "invalid_parameter", message: "provider is required: POST …/diarize?provider=P")
+            }
+            var options = "{}"
+            if !request.body.isEmpty {
+                guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+                    throw APIError(status: 400, code: "invalid_body", message: "the body must be a JSON object, e.g. {\"options\":{\"num_speakers\":2}}")
+                }
+                if let given = body["options"] {
+                    guard let object = given as? [String: Any],
+                          let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+                        throw APIError(status: 400, code: "invalid_body", message: "options must be an object")
+                    }
+                    options = String(decoding: data, as: UTF8.self)
+                }
+            }
+            let job = try rediarization.start(conversationID: id, deviceID: conversation.deviceID, provider: provider, optionsJSON: options)
+            return Self.json(job.jsonObject, status: 202, headers: [("Location", "/v1/diarization-jobs/\(job.id)")])
+        case .listDiarizationJobs:
+            guard let rediarization else { throw APIError(status: 404, code: "not_found", message: "this server re-diarizes nothing") }
+            return Self.json(["jobs": rediarization.list(deviceID: principal.deviceID).map(\.jsonObject)])
+        case .diarizationJob(let jobID):
+            guard let job = rediarization?.job(jobID), principal.deviceID == nil || principal.deviceID == job.deviceID else {
+                throw APIError(status: 404, code: "job_not_found", message: "no re-diarization job \(jobID)")
+            }
+            return Self.json(job.jsonObject)
         case .audio(let id):
             _ = try visibleConversation(id, as: principal)
             guard let labellingDirectory else { throw APIError(status: 404, code: "not_found", message: "this server keeps no audio") }

@@ -16,6 +16,12 @@ public enum APIRoute: Equatable, Sendable {
     case putReference(conversationID: String, name: String)
     /// GET /v1/conversations/{id}/audio[?format=wav|flac]: the stored audio (Range supported).
     case audio(id: String)
+    /// POST /v1/conversations/{id}/diarize?provider=P (`{"options"}` body): re-diarize the stored audio (202).
+    case startDiarization(id: String)
+    /// GET /v1/diarization-jobs: recent re-diarizations.
+    case listDiarizationJobs
+    /// GET /v1/diarization-jobs/{id}: one re-diarization's progress and result.
+    case diarizationJob(id: String)
     /// POST /v1/people?device_id&name[&provider]: enrol a person from a WAV body.
     case enrolPerson
     /// GET /v1/people?device_id
@@ -70,6 +76,9 @@ public enum APIRoute: Equatable, Sendable {
         case .compare: "compare"
         case .putReference: "put_reference"
         case .audio: "audio"
+        case .startDiarization: "start_diarization"
+        case .listDiarizationJobs: "list_diarization_jobs"
+        case .diarizationJob: "diarization_job"
         case .enrolPerson: "enrol_person"
         case .listPeople: "list_people"
         case .deletePerson: "delete_person"
@@ -130,6 +139,9 @@ public enum APIRoute: Equatable, Sendable {
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "labellings": matched = (.labellings(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "compare": matched = (.compare(id: parts[2]), ["GET", "HEAD"])
         case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "audio": matched = (.audio(id: parts[2]), ["GET", "HEAD"])
+        case 4 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "diarize": matched = (.startDiarization(id: parts[2]), ["POST"])
+        case 2 where parts == ["v1", "diarization-jobs"]: matched = (.listDiarizationJobs, ["GET", "HEAD"])
+        case 3 where parts[0] == "v1" && parts[1] == "diarization-jobs": matched = (.diarizationJob(id: parts[2]), ["GET", "HEAD"])
         case 5 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "references":
             matched = (.putReference(conversationID: parts[2], name: parts[4]), ["PUT"])
         case 6 where parts[0] == "v1" && parts[1] == "conversations" && parts[3] == "speakers" && parts[5] == "person":
