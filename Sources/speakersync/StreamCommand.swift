@@ -60,6 +60,12 @@ struct StreamCommand: AsyncParsableCommand {
     @Flag(help: "Send each ASR result first as volatile, then final, as SpeechAnalyzer does.")
     var volatile = false
 
+    @Option(name: .customLong("shadow"), help: "A provider the server runs beside --provider on the same audio (repeatable, at most 2); its labels are stored for `speakersync compare`, not printed.")
+    var shadows: [String] = []
+
+    @Flag(name: .customLong("store-audio"), help: "Ask the server to keep the audio (lossless) for playback and re-diarization.")
+    var storeAudio = false
+
     enum OutputFormat: String, ExpressibleByArgument { case text, json }
     enum ASRChoice: String, ExpressibleByArgument { case device, server }
 
@@ -107,6 +113,8 @@ struct StreamCommand: AsyncParsableCommand {
         }
         var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
         config.token = credential.token
+        config.shadowProviders = shadows
+        config.storeAudio = storeAudio
         // Survive a server restart or a network drop: resume the conversation and resend what the
         // server may not have stored (SpeakerSyncKit).
         config.reconnect = .default
