@@ -534,11 +534,14 @@ final class SessionRunner: @unchecked Sendable {
         }
         guard live!.engine != nil || live!.shadows.contains(where: \.isRunning) else { return }
         let pcm = live!.resampler?.process(samples) ?? samples
+        // The session's own provider first: with --provider-isolation none a push runs the provider
+        // inside the call, and the shadows must not delay the device's labels.
+        if let engine = live!.engine {
+            // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
+            engine.push(samples: pcm)
+        }
         pushToShadows(pcm)
-        guard let engine = live!.engine else { return }
-        // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
-        engine.push(samples: pcm)
-        pauseReceivingIfProviderBehind()
+        if live?.engine != nil { pauseReceivingIfProviderBehind() }
     }
 
     /// An Opus packet: decoded at the session's rate and then handled exactly like PCM. A packet
