@@ -34,6 +34,8 @@ public struct EvalConfig: Sendable {
     /// The start's `shadow_providers`: providers run beside `provider` on the same audio (stored, not
     /// scored here); what one costs the provider under evaluation is what the figures then show.
     public var shadowProviders: [String] = []
+    /// The start's `store_audio` (the console's test recordings keep theirs, to replay and re-diarize).
+    public var storeAudio = false
 
     public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {
         self.serverURL = serverURL
@@ -120,6 +122,7 @@ public final class EvalRunner: Sendable {
         streamConfig.chunkSeconds = config.chunkSeconds
         streamConfig.optionsJSON = config.optionsJSON
         streamConfig.shadowProviders = config.shadowProviders
+        streamConfig.storeAudio = config.storeAudio
         streamConfig.volatileResults = true
         streamConfig.finalizeTimeoutSeconds = 600
         let segments = config.provider == "device" ? recording.deviceSegments : []

@@ -138,6 +138,19 @@ import TestSupport
             #expect(compareLanes.contains { $0.hasPrefix("reference:truth") } && compareLanes.contains { $0.hasPrefix("speakerkit") })
             try await browser.execute("document.getElementById('conversation-compare').scrollIntoView()")
             try await Self.save(browser, "console-compare.png")
+
+            // The test recording kept its audio: the page plays it and re-diarizes it with energy,
+            // which then appears among the labellings to compare.
+            try #require(await browser.waitFor("return !document.getElementById('conversation-audio').hidden && document.getElementById('conversation-player').src.startsWith('blob:')", seconds: 30) != nil,
+                         "the stored audio did not load")
+            #expect(await browser.waitFor("return document.getElementById('conversation-player').duration > 1", seconds: 30) != nil, "the player cannot read the audio")
+            try await browser.execute("document.getElementById('rediarize-provider').value = 'energy'")
+            try await browser.click("#rediarize-start")
+            #expect(await browser.waitFor("return document.getElementById('rediarize-status').dataset.status === 'done'", seconds: 120) != nil,
+                    "the re-diarization did not finish")
+            #expect(await browser.waitFor("return [...document.getElementById('compare-right').options].some((o) => o.value === 'energy:rediarized')", seconds: 30) != nil)
+            let names = (try await json("/v1/conversations/\(conversationID)/labellings"))["labellings"] as? [[String: Any]] ?? []
+            #expect(names.contains { $0["name"] as? String == "energy:rediarized" && $0["source"] as? String == "rediarized" })
         }
     }
 

@@ -33,7 +33,7 @@ enum ConsoleAssets {
         }
         return HTTPResponse(status: 200, contentType: contentType(of: file), headers: [
             // The page must not be framed by another site (clickjacking) nor load scripts from elsewhere.
-            ("content-security-policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'"),
+            ("content-security-policy", "default-src 'self'; img-src 'self' data:; media-src 'self' blob:; style-src 'self'; frame-ancestors 'none'"),
             ("x-content-type-options", "nosniff"),
             ("cache-control", "no-cache"),
         ], body: bytes)

@@ -118,6 +118,8 @@ final class TestRecordingService: Sendable {
                 config.token = credential
                 config.deviceID = request.deviceID
                 config.warmUp = false
+                // Kept so the console can play the meeting and re-diarize it with other providers.
+                config.storeAudio = true
                 config.memoryPollSeconds = 2
                 var run = recording
                 run.conversationID = recordings.withLock { $0[id]?.results[index].conversationID }

@@ -39,6 +39,14 @@ export const api = {
   get: (path) => request("GET", path),
   post: (path, body) => request("POST", path, body),
   put: (path, body) => request("PUT", path, body),
+  /// A binary body (stored audio) as a Blob, with the credential; null when there is none (404).
+  blob: async (path) => {
+    const token = credential.get();
+    const response = await fetch(path, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    if (response.status === 404) return null;
+    if (!response.ok) throw new APIError(response.status, "http_" + response.status, response.statusText);
+    return response.blob();
+  },
   /// The response body as text (exports), with the credential; the caller saves it as a file.
   text: (path) => request("GET", path).then((body) => (typeof body === "string" ? body : JSON.stringify(body, null, 2))),
 };

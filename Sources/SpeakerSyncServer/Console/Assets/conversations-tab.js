@@ -44,7 +44,46 @@ export class ConversationsTab {
     renderSpeakers(document.getElementById("conversation-speakers"), summary.speakers, this.colours, (label, body) => this.change(label, body));
     timeline(document.getElementById("conversation-timeline"), [{ title: "speakers", turns: turnsOf(transcript.utterances) }], this.colours);
     renderTranscript(document.getElementById("conversation-transcript"), transcript.utterances, this.colours);
-    await this.showLabellings(id);
+    await Promise.all([this.showAudio(id), this.showLabellings(id)]);
+  }
+
+  /// The stored audio (sessions with store_audio), fetched with the credential into a blob the
+  /// player can seek in, and a control to run it through another provider (re-diarization).
+  async showAudio(id) {
+    const section = document.getElementById("conversation-audio");
+    const player = document.getElementById("conversation-player");
+    if (player.src) URL.revokeObjectURL(player.src);
+    player.removeAttribute("src");
+    const audio = await api.blob(`/v1/conversations/${encodeURIComponent(id)}/audio?format=wav`).catch(() => null);
+    section.hidden = !audio;
+    if (!audio) return;
+    player.src = URL.createObjectURL(audio);
+    const { providers } = await api.get("/v1/providers");
+    const select = document.getElementById("rediarize-provider");
+    select.replaceChildren(...providers.filter((p) => p.kind === "plugin" && p.available).map((p) => new Option(p.id, p.id)));
+    const status = document.getElementById("rediarize-status");
+    status.textContent = "";
+    document.getElementById("rediarize-start").onclick = () => this.rediarize(id, select.value, status);
+  }
+
+  async rediarize(id, provider, status) {
+    try {
+      let job = await api.post(`/v1/conversations/${encodeURIComponent(id)}/diarize?provider=${encodeURIComponent(provider)}`);
+      status.dataset.status = job.status;
+      while (job.status === "queued" || job.status === "running") {
+        status.textContent = `${provider}: ${job.status} ${(job.progress * 100).toFixed(0)}%`;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        job = await api.get(`/v1/diarization-jobs/${job.id}`);
+      }
+      status.dataset.status = job.status;
+      status.textContent = job.status === "done"
+        ? `${provider}: done in ${job.wall_seconds.toFixed(1)} s (RTF ${job.real_time_factor?.toFixed(4) ?? "–"}), ${job.speakers} speakers`
+        : `${provider}: failed: ${job.error}`;
+      if (job.status === "done") await this.showLabellings(id);
+    } catch (error) {
+      status.dataset.status = "failed";
+      status.textContent = `${error.code}: ${error.message}`;
+    }
   }
 
   /// The comparison: pickers for two labellings, the pairs' scores, both timelines in one chart and
