@@ -155,8 +155,16 @@ import TestSupport
         #expect(leaking.wait { $0.failure != nil })
         #expect(leaking.failure?.code == .providerCrashed)
         let message = leaking.failure?.message ?? ""
-        #expect(message.hasPrefix("provider faulty crashed: signal 6 (SIGABRT); its memory had reached "), "\(message)")
-        #expect(message.hasSuffix(" MiB resident, near its 512 MiB limit"), "\(message)")
+        #expect(message.hasPrefix("provider faulty crashed: signal 6 (SIGABRT)"), "\(message)")
+        // The worker's own peak is known from wait4 only when it exceeds this process's peak (a spawned
+        // child inherits its spawner's high-water mark, PeakResidentMemory); a test process past the
+        // limit's half (the whole suite in one process can be) leaves it to the watchdog's samples, which
+        // a leak this fast can slip between. The note must never be wrong; it must be there when knowable.
+        if let spawner = PeakResidentMemory.kilobytes(), spawner < 256 << 10 {
+            #expect(message.hasSuffix(" MiB resident, near its 512 MiB limit"), "\(message)")
+        } else if message.contains("its memory had reached") {
+            #expect(message.hasSuffix(" MiB resident, near its 512 MiB limit"), "\(message)")
+        }
         other.stream(Hosts.tones(seconds: 1))
         other.finalize()
         #expect(other.wait { $0.finalResult != nil })

@@ -24,4 +24,22 @@ import Testing
         #expect(!WorkerExit(waitStatus: SIGABRT, maxResidentKilobytes: 100 << 10, memoryLimitBytes: limit).reachedMemoryLimit)
         #expect(!WorkerExit(waitStatus: SIGABRT, maxResidentKilobytes: 250 << 10, memoryLimitBytes: nil).reachedMemoryLimit)
     }
+
+    /// posix_spawn hands the spawner's memory high-water mark to the child's ru_maxrss (the child runs
+    /// in the spawner's address space until exec). Seen for real: a tiny child of a process that touched
+    /// 256 MiB reports at least that much, and is not blamed for it; a peak above the spawner's, or one
+    /// sampled while it ran, is the worker's own.
+    @Test func theSpawnersMemoryIsNotTheWorkers() throws {
+        let size = 256 << 20
+        let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
+        defer { block.deallocate() }
+        for offset in stride(from: 0, to: size, by: 4096) { block.storeBytes(of: 1, toByteOffset: offset, as: UInt8.self) }
+        let pid = try Syscall.spawn(executable: "/bin/true", arguments: ["/bin/true"], environment: [], childDescriptor: -1)
+        let spawner = try #require(PeakResidentMemory.kilobytes())
+        let (_, usage) = try Syscall.waitForExit(pid)
+        #expect(usage.ru_maxrss >= size >> 10, "ru_maxrss \(usage.ru_maxrss) KiB: the kernel no longer folds the spawner's peak in")
+        #expect(PeakResidentMemory.workerPeakKilobytes(reported: usage.ru_maxrss, spawnerAfterSpawn: spawner, sampled: 0) == 0)
+        #expect(PeakResidentMemory.workerPeakKilobytes(reported: spawner + 1, spawnerAfterSpawn: spawner, sampled: 0) == spawner + 1)
+        #expect(PeakResidentMemory.workerPeakKilobytes(reported: usage.ru_maxrss, spawnerAfterSpawn: spawner, sampled: 5_000) == 5_000)
+    }
 }

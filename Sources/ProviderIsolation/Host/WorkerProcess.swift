@@ -19,6 +19,8 @@ final class WorkerProcess: @unchecked Sendable {
     private let state = Mutex(State())
     private let ready = DispatchSemaphore(value: 0)
     private let memoryLimitBytes: UInt64?
+    /// This process's peak resident memory just after the spawn (see `PeakResidentMemory`).
+    private let spawnerPeakKilobytes: Int
     private let logger: Logger
     private let deadlines: ProviderDeadlines
     /// Called once, after the worker ended and was reaped, unless it was stopped on purpose.
@@ -34,6 +36,8 @@ final class WorkerProcess: @unchecked Sendable {
         /// Set once the worker is gone: what every later call fails with.
         var ended: PluginError?
         var startedAt = MonotonicClock.seconds
+        /// The worker's own peak resident memory as last sampled by the watchdog, in kilobytes.
+        var sampledPeakKilobytes = 0
     }
 
     private enum StopReason {
@@ -81,6 +85,7 @@ final class WorkerProcess: @unchecked Sendable {
         }
         Syscall.close(sockets.1)
         let worker = WorkerProcess(pid: pid, pluginPath: pluginPath, memoryLimitBytes: config.memoryLimitBytes,
+                                   spawnerPeakKilobytes: PeakResidentMemory.kilobytes() ?? 0,
                                    deadlines: config.deadlines, logger: logger, onCrash: onCrash)
         do {
             let connection = try WorkerConnection(
@@ -98,9 +103,10 @@ final class WorkerProcess: @unchecked Sendable {
         return worker
     }
 
-    private init(pid: pid_t, pluginPath: String, memoryLimitBytes: UInt64?, deadlines: ProviderDeadlines, logger: Logger,
-                 onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void) {
+    private init(pid: pid_t, pluginPath: String, memoryLimitBytes: UInt64?, spawnerPeakKilobytes: Int, deadlines: ProviderDeadlines,
+                 logger: Logger, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void) {
         self.pid = pid
+        self.spawnerPeakKilobytes = spawnerPeakKilobytes
         self.pluginPath = pluginPath
         self.memoryLimitBytes = memoryLimitBytes
         self.deadlines = deadlines
@@ -188,6 +194,10 @@ final class WorkerProcess: @unchecked Sendable {
             return nil
         }
         if let verdict { kill(verdict) }
+        // The worker's peak memory, for the crash report (one small /proc read per watchdog tick).
+        if let peak = PeakResidentMemory.kilobytes(of: pid) {
+            state.withLock { $0.sampledPeakKilobytes = max($0.sampledPeakKilobytes, peak) }
+        }
     }
 
     private static func seconds(_ value: Double) -> String {
@@ -245,7 +255,9 @@ final class WorkerProcess: @unchecked Sendable {
             let exit: WorkerExit
             do {
                 let (status, usage) = try Syscall.waitForExit(pid)
-                exit = WorkerExit(waitStatus: status, maxResidentKilobytes: usage.ru_maxrss, memoryLimitBytes: memoryLimitBytes)
+                let peak = PeakResidentMemory.workerPeakKilobytes(
+                    reported: usage.ru_maxrss, spawnerAfterSpawn: spawnerPeakKilobytes, sampled: state.withLock { $0.sampledPeakKilobytes })
+                exit = WorkerExit(waitStatus: status, maxResidentKilobytes: peak, memoryLimitBytes: memoryLimitBytes)
             } catch {
                 exit = WorkerExit(cause: .unknown)
             }
