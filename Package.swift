@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
         .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
-        .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport"]),
+        .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
         .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", .product(name: "Logging", package: "swift-log")]),

@@ -1,33 +1,34 @@
-import CFLAC
+/// A libFLAC stream decoder (`FLAC__StreamDecoder *`) over one FLAC stream held in memory, freed when
+/// this object goes. Reads what `FLACEncoder` writes, 16-bit mono, and refuses anything else with a
+/// `FLACError` rather than guessing.
+public final class FLACDecoder {
+    private let handle: LibFLAC.Decoder
+    /// What libFLAC's callbacks fill in (a separate object: see `FLACOutputBuffer`).
+    private let context: FLACDecodeContext
 
-/// A complete FLAC stream in memory back to its 16-bit mono samples. Anything else (stereo, 24-bit,
-/// not FLAC, damaged, cut short) is a `FLACError`, never a crash.
-public enum FLACDecoder {
-    public static func decode(_ bytes: [UInt8]) throws(FLACError) -> (samples: [Int16], sampleRate: Int) {
-        let decoder = try LibFLAC.DecoderHandle()
-        return try bytes.withUnsafeBufferPointer { (buffer) throws(FLACError) -> (samples: [Int16], sampleRate: Int) in
-            var input = cflac_input(bytes: buffer.baseAddress, count: buffer.count, offset: 0, samples: nil,
-                                    sample_count: 0, sample_capacity: 0, sample_rate: 0, total_samples: 0,
-                                    saw_streaminfo: 0, problem: 0)
-            defer { free(input.samples) }
-            let completed = try withUnsafeMutablePointer(to: &input) { (pointer) throws(FLACError) -> Bool in
-                try LibFLAC.initialise(decoder, input: pointer)
-                defer { LibFLAC.finish(decoder) }
-                return LibFLAC.decodeAll(decoder)
-            }
-            switch input.problem {
-            case 1: throw FLACError(.unsupportedFormat, "the stream is not mono 16-bit")
-            case 2: throw FLACError(.corruptStream, "the stream is damaged")
-            case 3: throw FLACError(.outOfMemory, "the decoded samples did not fit in memory")
-            default: break
-            }
-            // Not FLAC, or cut short: no STREAMINFO, or fewer samples than it promised.
-            guard completed, input.saw_streaminfo != 0,
-                  input.total_samples == 0 || input.total_samples == UInt64(input.sample_count) else {
-                throw FLACError(.corruptStream, "not a complete FLAC stream (\(input.sample_count) of \(input.total_samples) samples)")
-            }
-            let samples = input.samples.map { Array(UnsafeBufferPointer(start: $0, count: input.sample_count)) } ?? []
-            return (samples, Int(input.sample_rate))
-        }
+    private init(bytes: [UInt8]) throws(FLACError) {
+        context = FLACDecodeContext(input: bytes)
+        handle = try LibFLAC.decoderNew()
+        // Every property is set from here on, so a throw below runs deinit, which frees the handle.
+        try LibFLAC.initStream(handle, context: context)
+    }
+
+    deinit { LibFLAC.decoderDelete(handle) }
+
+    /// The samples and rate of a complete FLAC stream. Throws `unsupportedFormat` for a stream that is
+    /// not 16-bit mono, and `corruptStream` for anything damaged, cut short or not FLAC at all.
+    public static func decode(_ bytes: [UInt8]) throws -> (samples: [Int16], sampleRate: Int) {
+        try FLACDecoder(bytes: bytes).decodeAll()
+    }
+
+    private func decodeAll() throws(FLACError) -> (samples: [Int16], sampleRate: Int) {
+        // The header first, so a stream of another format is refused before any audio is decoded.
+        try LibFLAC.processUntilEndOfMetadata(handle, context: context)
+        try context.checkHeader()
+        try LibFLAC.processUntilEndOfStream(handle, context: context)
+        try context.checkComplete()
+        try LibFLAC.finish(handle)
+        // checkHeader has seen the STREAMINFO.
+        return (context.samples, context.streamInfo!.sampleRate)
     }
 }

@@ -22,7 +22,7 @@ struct ChangeSet {
     private var profiles: [ProfileKey: SpeakerProfileRecord] = [:]
     private var labellings: [LabellingKey: LabellingRecord] = [:]
     /// Audio chunks compressed when the change set is built (on the writer's encoding thread).
-    private var audio: [(conversationID: String, chunk: AudioChunkRecord, flac: Result<[UInt8], FLACError>)] = []
+    private var audio: [(conversationID: String, chunk: AudioChunkRecord, flac: Result<[UInt8], any Error>)] = []
     /// The word upserts in COPY text format, encoded when the change set is built (on the writer's
     /// encoding thread, while the previous drain is still being committed).
     private(set) var wordCopyData: [UInt8] = []
@@ -44,7 +44,7 @@ struct ChangeSet {
             }
             for labelling in step.labellings { labellings[LabellingKey(conversationID: id, name: labelling.name)] = labelling }
             for chunk in step.audioChunks {
-                audio.append((id, chunk, Result { () throws(FLACError) in try FLACEncoder.encode(chunk.samples, sampleRate: chunk.sampleRate) }))
+                audio.append((id, chunk, Result { try FLACEncoder.encode(chunk.samples, sampleRate: chunk.sampleRate) }))
             }
         }
         encodeWordUpserts()
