@@ -95,6 +95,13 @@ extension ConversationRepository {
         }
     }
 
+    /// Whether the conversation has stored audio (without reading it).
+    public func hasStoredAudio(conversationID: String) throws -> Bool {
+        try withConnection { connection in
+            try !connection.query("SELECT 1 FROM audio_chunks WHERE conversation_id = $1 LIMIT 1", [conversationID]).rows.isEmpty
+        }
+    }
+
     /// Deletes audio stored more than `days` ago (the retention period); how many chunks went.
     public func purgeAudio(olderThanDays days: Double) throws -> Int {
         try withConnection { connection in

@@ -117,6 +117,10 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
         try repository.audioChunks(conversationID: conversationID)
     }
 
+    func hasStoredAudio(conversationID: String) throws -> Bool {
+        try repository.hasStoredAudio(conversationID: conversationID)
+    }
+
     // MARK: VoiceDirectory
 
     func insertPerson(_ person: PersonRecord) throws { try repository.insertPerson(person) }

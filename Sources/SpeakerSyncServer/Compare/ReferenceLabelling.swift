@@ -40,13 +40,7 @@ enum ReferenceLabelling {
 
     /// The reference as a labelling of `words`.
     static func labelling(name: String, turns segments: [SpeakerSegment], words: [LabelledWord], merge: MergeConfig) -> LabellingRecord {
-        var merger = TranscriptMerger(config: merge)
-        merger.restore(words: words.map { word in
-            var word = word
-            word.speaker = nil
-            word.speakerConfidence = nil
-            return word
-        }, turns: [])
+        var merger = TranscriptMerger.labelling(words, config: merge)
         let turns = segments.enumerated().map { index, segment in
             SpeakerTurn(id: "reference:\(index)", speaker: segment.speaker, startSeconds: segment.startSeconds, endSeconds: segment.endSeconds)
         }
@@ -54,9 +48,7 @@ enum ReferenceLabelling {
         let stats: [String: Any] = ["speakers": Set(segments.map(\.speaker)).count, "words": merger.words.count,
                                     "unlabelled_words": merger.unlabelledWordCount]
         let statsJSON = (try? JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return LabellingRecord(
-            name: labellingName(name), provider: "reference", source: .reference, isComplete: true, statsJSON: statsJSON,
-            turns: turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) },
-            words: merger.words.map { WordLabel(id: $0.id, speaker: $0.speaker, speakerConfidence: $0.speakerConfidence) })
+        return merger.labellingRecord(name: labellingName(name), provider: "reference", source: .reference, isComplete: true,
+                                      statsJSON: statsJSON)
     }
 }

@@ -11,6 +11,7 @@ protocol LabellingDirectory: Sendable {
     func words(conversationID: String) throws -> [LabelledWord]
     /// The conversation's stored audio chunks in timeline order (FLAC).
     func audioChunks(conversationID: String) throws -> [StoredAudioChunk]
+    func hasStoredAudio(conversationID: String) throws -> Bool
 }
 
 /// `GET /v1/conversations/{id}/compare?providers=A,B[&reference=R]` and

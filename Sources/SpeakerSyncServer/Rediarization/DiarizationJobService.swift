@@ -65,7 +65,7 @@ final class DiarizationJobService: Sendable {
         }
         let hasAudio: Bool
         do {
-            hasAudio = try !directory.audioChunks(conversationID: conversationID).isEmpty
+            hasAudio = try directory.hasStoredAudio(conversationID: conversationID)
         } catch {
             throw APIError(status: 503, code: "storage_unavailable", message: "the stored audio cannot be read: \(error)")
         }
@@ -174,10 +174,8 @@ final class DiarizationJobService: Sendable {
             audioSeconds: audioSeconds, wordCount: state.merger.words.count, unlabelledWordCount: state.merger.unlabelledWordCount,
             speakerCount: Set(state.merger.turns.map(\.speaker)).count, cpuSeconds: state.cpuSeconds, chunkSeconds: state.chunkSeconds,
             labelLatenciesSeconds: [])
-        let record = LabellingRecord(
-            name: job.labellingName, provider: job.provider, source: .rediarized, isComplete: true, statsJSON: stats.json,
-            turns: state.merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) },
-            words: state.merger.words.map { WordLabel(id: $0.id, speaker: $0.speaker, speakerConfidence: $0.speakerConfidence) })
+        let record = state.merger.labellingRecord(name: job.labellingName, provider: job.provider, source: .rediarized,
+                                                  isComplete: true, statsJSON: stats.json)
         return Result(record: record, audioSeconds: audioSeconds, realTimeFactor: stats.realTimeFactor, speakers: stats.speakerCount)
     }
 }
@@ -227,13 +225,7 @@ private final class JobState: @unchecked Sendable {
     private(set) var isFinished = false
 
     init(merge: MergeConfig, words: [LabelledWord], provider: String) {
-        merger = TranscriptMerger(config: merge)
-        merger.restore(words: words.map { word in
-            var word = word
-            word.speaker = nil
-            word.speakerConfidence = nil
-            return word
-        }, turns: [])
+        merger = .labelling(words, config: merge)
         self.provider = provider
     }
 
@@ -255,18 +247,6 @@ private final class JobState: @unchecked Sendable {
     }
 
     private func merge(_ turns: [ProviderTurn]) {
-        var removals: [String] = []
-        var upserts: [SpeakerTurn] = []
-        for turn in turns {
-            let id = "\(provider):rediarized:\(turn.turnID)"
-            if turn.isRemoved {
-                removals.append(id)
-                continue
-            }
-            let (label, _) = speakers.label(provider: provider, key: "\(turn.speaker)", heardAtSeconds: turn.startSeconds)
-            upserts.append(SpeakerTurn(id: id, speaker: label, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds, confidence: turn.confidence))
-        }
-        if !removals.isEmpty { _ = merger.removeTurns(ids: removals) }
-        if !upserts.isEmpty { _ = merger.upsertTurns(upserts) }
+        _ = merger.mergeProviderTurns(turns, provider: provider, idPrefix: "\(provider):rediarized", keyPrefix: "", speakers: &speakers)
     }
 }

@@ -136,11 +136,9 @@ extension SessionRunner {
             audioSeconds: audioSeconds, wordCount: stats.wordCount, unlabelledWordCount: stats.unlabelledWordCount,
             speakerCount: stats.speakerCount, cpuSeconds: session.processingCPUSeconds, chunkSeconds: stats.chunkProcessingSeconds,
             labelLatenciesSeconds: stats.firstLabelLatenciesSeconds)
-        let live = LabellingRecord(
+        let live = session.merger.labellingRecord(
             name: session.request.provider, provider: session.request.provider, source: .live, isComplete: interruptedReason == nil,
-            statusReason: interruptedReason, statsJSON: own.json,
-            turns: session.merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) },
-            words: session.merger.words.map { WordLabel(id: $0.id, speaker: $0.speaker, speakerConfidence: $0.speakerConfidence) })
+            statusReason: interruptedReason, statsJSON: own.json)
         return [live] + session.shadows.map { $0.record(audioSeconds: audioSeconds, interruptedReason: interruptedReason) }
     }
 }

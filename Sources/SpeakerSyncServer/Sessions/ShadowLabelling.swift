@@ -24,29 +24,11 @@ struct ShadowLabelling {
 
     init(provider: String, merge: MergeConfig, restored: LabellingRecord?, words: [LabelledWord]) {
         self.provider = provider
-        merger = TranscriptMerger(config: merge)
-        if let restored {
-            // A resumed conversation continues the stored labelling: its turns and its own labels
-            // for the words stored so far (their text and times are the conversation's).
-            let labels = Dictionary(restored.words.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            let relabelled = words.map { word -> LabelledWord in
-                var word = word
-                word.speaker = labels[word.id]?.speaker
-                word.speakerConfidence = labels[word.id]?.speakerConfidence
-                return word
-            }
-            merger.restore(words: relabelled, turns: restored.turns)
-            let labelsInUse = Set(restored.turns.map(\.speaker)).sorted { $0.localizedStandardCompare($1) == .orderedAscending }
-            speakers = SpeakerRegistry(speakers: labelsInUse.map { SessionSpeaker(label: $0) }, keyLabels: [:])
-        } else {
-            merger.restore(words: words.map { word -> LabelledWord in
-                var word = word
-                word.speaker = nil
-                word.speakerConfidence = nil
-                return word
-            }, turns: [])
-            speakers = SpeakerRegistry()
-        }
+        // A resumed conversation continues the stored labelling: its turns and its own labels for the
+        // words stored so far (their text and times are the conversation's).
+        merger = .labelling(words, from: restored, config: merge)
+        let labelsInUse = Set(restored?.turns.map(\.speaker) ?? []).sorted { $0.localizedStandardCompare($1) == .orderedAscending }
+        speakers = SpeakerRegistry(speakers: labelsInUse.map { SessionSpeaker(label: $0) }, keyLabels: [:])
     }
 
     var isRunning: Bool { engine != nil }
@@ -68,21 +50,8 @@ struct ShadowLabelling {
     /// The provider's turns, mapped to this labelling's own labels on the conversation timeline, and
     /// merged with the session's words (the same merge the device's transcript gets).
     mutating func apply(_ providerTurns: [ProviderTurn], sessionToken: String, audioOffsetSeconds: Double, at now: Double) {
-        var upserts: [SpeakerTurn] = []
-        var removals: [String] = []
-        for turn in providerTurns {
-            let id = "\(provider):\(sessionToken):\(turn.turnID)"
-            if turn.isRemoved {
-                removals.append(id)
-                continue
-            }
-            let start = turn.startSeconds + audioOffsetSeconds
-            let (label, _) = speakers.label(provider: provider, key: "\(sessionToken):\(turn.speaker)", heardAtSeconds: start)
-            upserts.append(SpeakerTurn(id: id, speaker: label, startSeconds: start, endSeconds: turn.endSeconds + audioOffsetSeconds,
-                                       confidence: turn.confidence))
-        }
-        var delta = removals.isEmpty ? TranscriptDelta() : merger.removeTurns(ids: removals)
-        if !upserts.isEmpty { delta = delta.followed(by: merger.upsertTurns(upserts)) }
+        let delta = merger.mergeProviderTurns(providerTurns, provider: provider, idPrefix: "\(provider):\(sessionToken)",
+                                              keyPrefix: "\(sessionToken):", offsetSeconds: audioOffsetSeconds, speakers: &speakers)
         labelled(delta, at: now)
     }
 
@@ -108,9 +77,7 @@ struct ShadowLabelling {
             audioSeconds: audioSeconds, wordCount: merger.words.count, unlabelledWordCount: merger.unlabelledWordCount,
             speakerCount: Set(merger.turns.map(\.speaker)).count, cpuSeconds: cpuSeconds, chunkSeconds: chunkSeconds,
             labelLatenciesSeconds: labelLatency.latencies().first)
-        return LabellingRecord(
-            name: provider, provider: provider, source: .shadow, isComplete: reason == nil, statusReason: reason,
-            statsJSON: stats.json, turns: merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) },
-            words: merger.words.map { WordLabel(id: $0.id, speaker: $0.speaker, speakerConfidence: $0.speakerConfidence) })
+        return merger.labellingRecord(name: provider, provider: provider, source: .shadow, isComplete: reason == nil,
+                                      statusReason: reason, statsJSON: stats.json)
     }
 }

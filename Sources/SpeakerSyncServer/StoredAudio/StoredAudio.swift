@@ -1,4 +1,5 @@
 import Foundation
+import SpeakerSyncAudio
 import SpeakerSyncStore
 
 /// A conversation's stored audio put back together: the chunks' samples on the conversation
@@ -33,19 +34,10 @@ struct StoredAudio: Equatable {
         return StoredAudio(sampleRate: first.sampleRate, samples: samples)
     }
 
-    /// A 16-bit mono WAV file of it.
+    /// A 16-bit mono WAV file of it (the project's WAVWriter; its ×32768 rounding gives back these
+    /// exact samples from their /32768 floats).
     var wav: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(44 + samples.count * 2)
-        func append32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
-        func append16(_ value: UInt16) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
-        let dataBytes = UInt32(samples.count * 2)
-        bytes += Array("RIFF".utf8); append32(36 + dataBytes); bytes += Array("WAVE".utf8)
-        bytes += Array("fmt ".utf8); append32(16); append16(1); append16(1)
-        append32(UInt32(sampleRate)); append32(UInt32(sampleRate * 2)); append16(2); append16(16)
-        bytes += Array("data".utf8); append32(dataBytes)
-        for sample in samples { append16(UInt16(bitPattern: sample)) }
-        return bytes
+        Array(WAVWriter.encode(AudioBuffer(samples: samples.map { Float($0) / 32_768 }, sampleRate: sampleRate), format: .pcm16))
     }
 }
 
