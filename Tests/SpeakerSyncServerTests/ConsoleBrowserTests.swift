@@ -24,6 +24,23 @@ import TestSupport
         print("console screenshot: \(file.path)")
     }
 
+    /// Opens the console and signs in with `key`: the page asks for a credential, then shows the tabs.
+    static func signIn(_ browser: WebDriver, at http: String, key: String) async throws {
+        try await browser.navigate(http + "/")
+        #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
+        try await browser.type("#signin-token", key)
+        try await browser.click("#signin-form button")
+        try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
+    }
+
+    /// On the test tab: the microphone, streaming through `provider`.
+    static func startMicrophone(_ browser: WebDriver, provider: String) async throws {
+        try await browser.click("#tabs button[data-tab=test]")
+        try #require(await browser.waitFor("return document.querySelector('#mic-provider option[value=\(provider)]')", seconds: 30) != nil)
+        try await browser.execute("document.getElementById('mic-provider').value = '\(provider)'")
+        try await browser.click("#mic-start")
+    }
+
     @Test(arguments: WebDriver.Browser.allCases)
     func aDeveloperFlipsAProviderRunsATestRecordingWatchesItLiveAndRenamesASpeaker(in browserKind: WebDriver.Browser) async throws {
         let server = try EndToEndTests.TestServer()
@@ -35,13 +52,8 @@ import TestSupport
         }
         do {
             let browser = try await WebDriver.start(browserKind)
-            try await browser.navigate(http + "/")
-
             // Signing in: the page asks for a credential, then shows the tabs.
-            #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
-            try await browser.type("#signin-token", adminKey)
-            try await browser.click("#signin-form button")
-            try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
+            try await Self.signIn(browser, at: http, key: adminKey)
 
             // The provider toggle: device console-phone gets the energy baseline, stored on the server.
             try await browser.type("#device-id", "console-phone")
@@ -173,15 +185,8 @@ import TestSupport
         let http = server.http
         let adminKey = server.adminKey
         let browser = try await WebDriver.start(microphoneWAV: wav)
-        try await browser.navigate(http + "/")
-        #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
-        try await browser.type("#signin-token", adminKey)
-        try await browser.click("#signin-form button")
-        try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
-        try await browser.click("#tabs button[data-tab=test]")
-        try #require(await browser.waitFor("return document.querySelector('#mic-provider option[value=speakerkit]')", seconds: 30) != nil)
-        try await browser.execute("document.getElementById('mic-provider').value = 'speakerkit'")
-        try await browser.click("#mic-start")
+        try await Self.signIn(browser, at: http, key: adminKey)
+        try await Self.startMicrophone(browser, provider: "speakerkit")
         try #require(await browser.waitFor("return document.getElementById('mic-status').textContent.startsWith('recording')", seconds: 30) != nil,
                      "the microphone session did not start")
 
@@ -216,15 +221,8 @@ import TestSupport
         let http = server.http
         let adminKey = server.adminKey
         let browser = try await WebDriver.start(.firefox)
-        try await browser.navigate(http + "/")
-        #expect(await browser.waitFor("return !document.getElementById('signin').hidden", seconds: 30) != nil)
-        try await browser.type("#signin-token", adminKey)
-        try await browser.click("#signin-form button")
-        try #require(await browser.waitFor("return document.body.dataset.ready", seconds: 30) != nil, "the console did not sign in")
-        try await browser.click("#tabs button[data-tab=test]")
-        try #require(await browser.waitFor("return document.querySelector('#mic-provider option[value=speakerkit]')", seconds: 30) != nil)
-        try await browser.execute("document.getElementById('mic-provider').value = 'speakerkit'")
-        try await browser.click("#mic-start")
+        try await Self.signIn(browser, at: http, key: adminKey)
+        try await Self.startMicrophone(browser, provider: "speakerkit")
         let recording = await browser.waitFor("""
             const status = document.getElementById('mic-status').textContent;
             return status.startsWith('recording') ? status : null;
