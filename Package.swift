@@ -109,12 +109,15 @@ let package = Package(
             "CBLAS", "CSpeakerEmbeddingKernels", .product(name: "Logging", package: "swift-log"),
         ]),
         // The real VAD and encoder behind StreamingDiarization's protocols (speakerkit and the benchmarks).
+        // Expensive single-user resources lent one caller at a time (engines, decoders, recognisers).
+        .target(name: "ResourcePooling"),
         .target(name: "DiarizationModels", dependencies: [
-            "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SherpaOnnxSpeakers",
+            "ResourcePooling", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SherpaOnnxSpeakers",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeechRecognition", dependencies: [
-            "CPocketSphinx", "DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+            "CPocketSphinx", "DeterministicRandom", "ResourcePooling", "SpeakerSyncAudio", "TranscriptMerge",
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         // MARK: Application
@@ -173,7 +176,7 @@ let package = Package(
             name: "SpeakerKit",
             dependencies: [
                 "CSpeakerSyncPluginABI", "ProviderPluginKit", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding",
-                "VoiceActivity", "DiarizationModels", "SherpaOnnxSpeakers",
+                "VoiceActivity", "DiarizationModels", "ResourcePooling", "SherpaOnnxSpeakers",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/SpeakerKit"
@@ -182,7 +185,7 @@ let package = Package(
         .target(
             name: "Falcon",
             dependencies: [
-                "CSpeakerSyncPluginABI", "ProviderPluginKit", "PicovoiceFalcon", "StreamingDiarization", "DiarizationModels",
+                "CSpeakerSyncPluginABI", "ProviderPluginKit", "PicovoiceFalcon", "StreamingDiarization", "DiarizationModels", "ResourcePooling",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Plugins/Falcon"
@@ -215,6 +218,7 @@ let package = Package(
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
+        .testTarget(name: "ResourcePoolingTests", dependencies: ["ResourcePooling"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),
         .testTarget(name: "ProviderPluginKitTests", dependencies: ["ProviderPluginKit"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [

@@ -1,5 +1,6 @@
 import DiarizationModels
 import Foundation
+import ResourcePooling
 import PicovoiceFalcon
 
 /// Falcon engines shared by the provider's sessions, each borrowed for one `process` call. Making an

@@ -1,6 +1,7 @@
 import CSpeakerSyncPluginABI
 import DiarizationModels
 import Foundation
+import ResourcePooling
 import Logging
 import ProviderPluginKit
 import SherpaOnnxSpeakers

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ResourcePooling
 
 /// PocketSphinx recognisers shared by a process: each holds a loaded model (about a second and tens of
 /// MB to load) and decodes one utterance at a time, so they are made when first needed, up to
@@ -7,27 +8,27 @@ import Logging
 ///
 /// Nothing is loaded until the first `prepare()` or `withRecognizer`; a server that never recognises
 /// never pays for the model.
-public final class RecognizerPool: @unchecked Sendable {
+public final class RecognizerPool: Sendable {
     public let config: RecognizerConfig
     public let maximum: Int
-    private let logger: Logger
-    private let condition = NSCondition()
-    private var idle: [PocketSphinxRecognizer] = []
-    private var made = 0
+    private let pool: ResourcePool<PocketSphinxRecognizer, any Error>
 
     /// `maximum`: decoders at once; more than the cores only adds memory.
     public init(config: RecognizerConfig = .default, maximum: Int = ProcessInfo.processInfo.activeProcessorCount, logger: Logger) {
         self.config = config
         self.maximum = max(1, maximum)
-        self.logger = logger
+        pool = ResourcePool(maximum: maximum) { () throws(any Error) -> PocketSphinxRecognizer in
+            let started = ContinuousClock.now
+            let recognizer = try PocketSphinxRecognizer(config: config, logger: logger)
+            logger.info("speech recogniser loaded", metadata: [
+                "model": "\(config.modelDirectory)", "load_seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).secondsValue))",
+            ])
+            return recognizer
+        }
     }
 
     /// Recognisers loaded so far.
-    public var loadedCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return made
-    }
+    public var loadedCount: Int { pool.madeCount }
 
     /// Makes sure a recogniser can be had: returns at once when one is loaded (busy or not), else loads
     /// the first, or throws the `RecognizerError` that says why it cannot (`model_not_found`,
@@ -40,41 +41,7 @@ public final class RecognizerPool: @unchecked Sendable {
 
     /// `body` with a recogniser of the pool's, which goes back afterwards whatever happens.
     public func withRecognizer<R>(_ body: (PocketSphinxRecognizer) throws -> R) throws -> R {
-        let recognizer = try take()
-        defer { giveBack(recognizer) }
-        return try body(recognizer)
-    }
-
-    private func take() throws -> PocketSphinxRecognizer {
-        condition.lock()
-        while idle.isEmpty && made >= maximum { condition.wait() }
-        if let recognizer = idle.popLast() {
-            condition.unlock()
-            return recognizer
-        }
-        made += 1
-        condition.unlock()
-        do {
-            let started = ContinuousClock.now
-            let recognizer = try PocketSphinxRecognizer(config: config, logger: logger)
-            logger.info("speech recogniser loaded", metadata: [
-                "model": "\(config.modelDirectory)", "load_seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).secondsValue))",
-            ])
-            return recognizer
-        } catch {
-            condition.lock()
-            made -= 1
-            condition.signal()
-            condition.unlock()
-            throw error
-        }
-    }
-
-    private func giveBack(_ recognizer: PocketSphinxRecognizer) {
-        condition.lock()
-        idle.append(recognizer)
-        condition.signal()
-        condition.unlock()
+        try pool.withResource(body)
     }
 }
 

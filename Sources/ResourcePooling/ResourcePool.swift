@@ -2,8 +2,9 @@ import Foundation
 
 /// Expensive, single-user resources shared by a provider's sessions (sherpa-onnx offline diarizers,
 /// Falcon engines): made as needed up to `maximum`, each lent to one caller at a time and kept for the
-/// next; callers wait while all are busy. The first is made by the owner beforehand, so a resource that
-/// cannot be made fails the provider's load, not a session.
+/// next; callers wait while all are busy. A provider makes the first beforehand (`init(first:…)`), so a
+/// resource that cannot be made fails its load, not a session; the speech recognisers are made on
+/// first use (`init(maximum:make:)`).
 public final class ResourcePool<Resource, Failure: Error>: @unchecked Sendable {
     private let make: () throws(Failure) -> Resource
     public let maximum: Int
@@ -16,6 +17,22 @@ public final class ResourcePool<Resource, Failure: Error>: @unchecked Sendable {
         self.maximum = max(1, maximum)
         idle = [first]
         made = 1
+    }
+
+    /// A pool that makes nothing until it is first used (a server that never needs the resource never
+    /// pays for it); a failure to make one is the caller's, and the next call tries again.
+    public init(maximum: Int, make: @escaping () throws(Failure) -> Resource) {
+        self.make = make
+        self.maximum = max(1, maximum)
+        idle = []
+        made = 0
+    }
+
+    /// Resources made so far (counting one being made), lent out or idle.
+    public var madeCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return made
     }
 
     /// `body` with a resource of the pool's; the resource goes back afterwards, whatever happens.

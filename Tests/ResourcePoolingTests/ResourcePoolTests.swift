@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import DiarizationModels
+@testable import ResourcePooling
 
 @Suite struct ResourcePoolTests {
     struct MakeFailure: Error {}
@@ -47,5 +47,22 @@ import Testing
             #expect(throws: MakeFailure.self) { try pool.withResource { (resource) throws(MakeFailure) in resource } }
         }
         #expect(try pool.withResource { (resource) throws(MakeFailure) in resource } == 0)
+    }
+
+    /// Made on first use: nothing before, a failure not remembered (the next call tries again), then
+    /// one resource reused by callers one at a time.
+    @Test func aLazyPoolMakesItsFirstResourceWhenFirstUsed() throws {
+        let attempts = Atomic<Int>(0)
+        let pool = ResourcePool<Int, MakeFailure>(maximum: 2) { () throws(MakeFailure) -> Int in
+            let attempt = attempts.add(1, ordering: .relaxed).newValue
+            if attempt == 1 { throw MakeFailure() }
+            return attempt
+        }
+        #expect(pool.madeCount == 0 && attempts.load(ordering: .relaxed) == 0)
+        #expect(throws: MakeFailure.self) { try pool.withResource { (resource) throws(MakeFailure) in resource } }
+        #expect(pool.madeCount == 0)
+        #expect(try pool.withResource { (resource) throws(MakeFailure) in resource } == 2)
+        #expect(try pool.withResource { (resource) throws(MakeFailure) in resource } == 2)
+        #expect(pool.madeCount == 1 && attempts.load(ordering: .relaxed) == 2)
     }
 }
