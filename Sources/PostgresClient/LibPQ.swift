@@ -1,4 +1,7 @@
 import CLibPQ
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one file of raw libpq calls. Everything else in the package goes through these helpers,
 /// which turn libpq's status codes and NULL returns into thrown `PGError`s (the way swift-nio's
@@ -11,8 +14,22 @@ enum LibPQ {
 
     /// Opens a connection. On failure the half-open handle is freed here (PQfinish is required
     /// even when PQconnectdb fails) and the error carries libpq's message.
-    static func connect(_ connectionString: String) throws -> Connection {
-        guard let connection = connectionString.withCString({ PQconnectdb($0) }) else {
+    /// `connectTimeoutSeconds` (libpq's `connect_timeout`, whole seconds, at least 2) bounds the
+    /// connection's startup, including a server that accepts the socket but never answers (one
+    /// that is SIGSTOPped). It overrides a `connect_timeout` in the connection string.
+    static func connect(_ connectionString: String, connectTimeoutSeconds: Int? = nil) throws -> Connection {
+        var keywords = ["dbname"]
+        var values = [connectionString]
+        if let connectTimeoutSeconds {
+            keywords.append("connect_timeout")
+            values.append(String(max(2, connectTimeoutSeconds)))
+        }
+        // expand_dbname = 1: the first "dbname" is read as a whole connection string or URI, and the
+        // keywords after it override what it says.
+        let opened = withCStringArray(keywords) { keywordPointers in
+            withCStringArray(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let connection = opened else {
             throw PGError(code: .connectionFailed, message: "libpq could not allocate a connection")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -24,6 +41,20 @@ enum LibPQ {
     }
 
     static func finish(_ connection: Connection) { PQfinish(connection) }
+
+    /// Non-blocking mode, so sending a statement never blocks (the deadline path waits with poll).
+    static func setNonBlocking(_ connection: Connection) throws {
+        guard PQsetnonblocking(connection, 1) == 0 else {
+            throw PGError(code: .connectionFailed, message: errorMessage(connection))
+        }
+    }
+
+    private static func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers: [UnsafePointer<CChar>?] = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
 
     static func isConnected(_ connection: Connection) -> Bool { PQstatus(connection) == CONNECTION_OK }
 
@@ -52,6 +83,77 @@ enum LibPQ {
             }
         }
         return try checked(result, connection)
+    }
+
+    /// The same as `execParams`, but the wait for the answer is bounded: the statement is sent
+    /// with PQsendQueryParams and the socket polled until `timeoutSeconds` have passed, then
+    /// `PGError.timedOut` is thrown and the connection must not be used again (its protocol state
+    /// is unknown). libpq's blocking calls would wait for ever on a server that is stopped.
+    static func execParams(_ connection: Connection, _ sql: String, _ params: [String?], timeoutSeconds: Double) throws -> Result {
+        let deadline = monotonicSeconds() + timeoutSeconds
+        let sent = try withCParameters(params) { values in
+            sql.withCString { sqlText in
+                PQsendQueryParams(connection, sqlText, Int32(params.count), nil, values, nil, nil, 0)
+            }
+        }
+        guard sent == 1 else {
+            throw PGError(code: isConnected(connection) ? .queryFailed : .connectionFailed, message: errorMessage(connection))
+        }
+        while true {
+            let flushed = PQflush(connection)
+            if flushed == 0 { break }
+            guard flushed == 1 else { throw PGError(code: .connectionFailed, message: errorMessage(connection)) }
+            try wait(connection, events: Int16(POLLOUT), deadline: deadline)
+        }
+        var last: Result?
+        var failure: PGError?
+        while true {
+            while PQisBusy(connection) == 1 {
+                try wait(connection, events: Int16(POLLIN), deadline: deadline)
+                guard PQconsumeInput(connection) == 1 else {
+                    if let last { clear(last) }
+                    throw PGError(code: .connectionFailed, message: errorMessage(connection))
+                }
+            }
+            guard let result = PQgetResult(connection) else { break }
+            do {
+                let ok = try checked(result, connection)
+                if let last { clear(last) }
+                last = ok
+            } catch let error as PGError {
+                failure = failure ?? error
+            }
+        }
+        if let failure {
+            if let last { clear(last) }
+            throw failure
+        }
+        guard let last else { throw PGError(code: .queryFailed, message: "the server sent no result") }
+        return last
+    }
+
+    /// Waits for the connection's socket to become readable or writable, until `deadline`.
+    private static func wait(_ connection: Connection, events: Int16, deadline: Double) throws {
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { throw PGError(code: .connectionFailed, message: errorMessage(connection)) }
+        while true {
+            let remaining = deadline - monotonicSeconds()
+            guard remaining > 0 else {
+                throw PGError(code: .timedOut, message: "PostgreSQL did not answer within the query deadline")
+            }
+            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(remaining * 1000, Double(Int32.max)).rounded(.up)))
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR {
+                throw PGError(code: .connectionFailed, message: "poll failed: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
     }
 
     /// PQexec: the simple protocol, which accepts several statements but no parameters.
@@ -129,12 +231,18 @@ enum LibPQ {
         if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY {
             return result
         }
-        let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+        func field(_ code: Character) -> String? {
+            PQresultErrorField(result, Int32(code.asciiValue!)).map { String(cString: $0) }
+        }
+        // PG_DIAG_SQLSTATE 'C', PG_DIAG_TABLE_NAME 't', PG_DIAG_COLUMN_NAME 'c', PG_DIAG_CONSTRAINT_NAME 'n'.
+        let sqlState = field("C")
+        let (table, column, constraint) = (field("t"), field("c"), field("n"))
         var message = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
         if message.isEmpty { message = errorMessage(connection) }
         PQclear(result)
         let code: PGError.Code = isConnected(connection) ? .queryFailed : .connectionFailed
-        throw PGError(code: code, message: message.trimmingTrailingNewlines(), sqlState: sqlState)
+        throw PGError(code: code, message: message.trimmingTrailingNewlines(), sqlState: sqlState,
+                      column: column, table: table, constraint: constraint)
     }
 
     /// Lays all parameters out in one NUL-separated buffer and passes libpq an array of pointers

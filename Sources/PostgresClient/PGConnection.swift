@@ -1,3 +1,24 @@
+/// How long a connection waits for PostgreSQL.
+public struct PGConnectionConfig: Sendable, Hashable {
+    /// Bound on opening the connection (libpq `connect_timeout`, whole seconds, at least 2); nil:
+    /// the connection string's own, else libpq's default (none).
+    public var connectTimeoutSeconds: Int?
+    /// Bound on each statement's answer; nil: wait as long as it takes. Past it the statement fails
+    /// with `PGError.timedOut` and the connection is marked lost (a pool replaces it).
+    public var queryTimeoutSeconds: Double?
+
+    public init(connectTimeoutSeconds: Int? = nil, queryTimeoutSeconds: Double? = nil) {
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+        self.queryTimeoutSeconds = queryTimeoutSeconds
+    }
+
+    /// libpq's own behaviour: no bounds. Right for a writer thread that must wait out an outage.
+    public static let `default` = PGConnectionConfig()
+    /// For readers that answer people (HTTP routes, session starts, probes): a stopped server
+    /// costs them seconds, never a hang.
+    public static let interactive = PGConnectionConfig(connectTimeoutSeconds: 3, queryTimeoutSeconds: 15)
+}
+
 /// One libpq connection. Not thread-safe: use it from one thread at a time (the store writer
 /// owns one on its own thread; readers check connections out of a pool).
 ///
@@ -5,19 +26,30 @@
 public final class PGConnection {
     private let raw: LibPQ.Connection
     private var preparedNames: Set<String> = []
+    public let config: PGConnectionConfig
+    /// Set when a statement timed out: the connection's protocol state is unknown, so it counts as
+    /// lost until `reset()`.
+    private var abandoned = false
 
     /// Connects, then pins the session to UTC and ISO dates so `Date` decoding never depends on
     /// server defaults.
-    public init(connectionString: String) throws {
-        raw = try LibPQ.connect(connectionString)
+    public init(connectionString: String, config: PGConnectionConfig = .default) throws {
+        self.config = config
+        raw = try LibPQ.connect(connectionString, connectTimeoutSeconds: config.connectTimeoutSeconds)
+        if config.queryTimeoutSeconds != nil {
+            do { try LibPQ.setNonBlocking(raw) } catch {
+                LibPQ.finish(raw)
+                throw error
+            }
+        }
         try execute("SET TimeZone TO 'UTC'")
         try execute("SET DateStyle TO 'ISO, YMD'")
     }
 
     deinit { LibPQ.finish(raw) }
 
-    /// False once the server connection is lost; `reset()` reconnects.
-    public var isConnected: Bool { LibPQ.isConnected(raw) }
+    /// False once the server connection is lost (or a statement timed out); `reset()` reconnects.
+    public var isConnected: Bool { !abandoned && LibPQ.isConnected(raw) }
 
     /// e.g. 150004 for 15.4.
     public var serverVersion: Int { LibPQ.serverVersion(raw) }
@@ -25,7 +57,9 @@ public final class PGConnection {
     /// Reconnects with the original parameters; prepared statements are forgotten.
     public func reset() throws {
         preparedNames.removeAll()
+        abandoned = false
         try LibPQ.reset(raw)
+        if config.queryTimeoutSeconds != nil { try LibPQ.setNonBlocking(raw) }
         try execute("SET TimeZone TO 'UTC'")
         try execute("SET DateStyle TO 'ISO, YMD'")
     }
@@ -33,7 +67,19 @@ public final class PGConnection {
     /// Runs one statement with `$1...$n` bind parameters (PQexecParams; values never touch the SQL
     /// text). `nil` binds NULL.
     public func query(_ sql: String, _ params: [PGValue?] = []) throws -> PGResult {
-        PGResult(raw: try LibPQ.execParams(raw, sql, params.map { $0?.pgText }))
+        let texts = params.map { $0?.pgText }
+        guard let timeout = config.queryTimeoutSeconds else {
+            return PGResult(raw: try LibPQ.execParams(raw, sql, texts))
+        }
+        guard !abandoned else {
+            throw PGError(code: .connectionFailed, message: "the connection was abandoned after a statement timed out")
+        }
+        do {
+            return PGResult(raw: try LibPQ.execParams(raw, sql, texts, timeoutSeconds: timeout))
+        } catch let error as PGError where error.code == .timedOut {
+            abandoned = true
+            throw error
+        }
     }
 
     /// Runs a statement that returns no rows; returns the number of affected rows.

@@ -17,26 +17,39 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         public static let encodeFailed = Code(rawValue: "encode_failed")
         /// The embedded cluster could not be created, started or stopped.
         public static let clusterFailed = Code(rawValue: "cluster_failed")
+        /// The server did not answer within the connection's query deadline (a stopped or hung
+        /// server); the connection was closed, since its protocol state is unknown.
+        public static let timedOut = Code(rawValue: "timed_out")
+        /// No pooled connection became free within the pool's wait.
+        public static let poolExhausted = Code(rawValue: "pool_exhausted")
     }
 
     public var code: Code
     /// Five-character SQLSTATE from the server, when the server reported the error.
     public var sqlState: String?
     public var message: String
-    /// For `decode_failed`: the column that could not be decoded.
+    /// For `decode_failed`: the column that could not be decoded. For a server error: the column
+    /// the server named in its diagnostics (a NOT NULL or type violation), when it named one.
     public var column: String?
+    /// The table and constraint the server named in its diagnostics, when it named them: what a
+    /// rejected write was refused for, without parsing the message text.
+    public var table: String?
+    public var constraint: String?
 
-    public init(code: Code, message: String, sqlState: String? = nil, column: String? = nil) {
+    public init(code: Code, message: String, sqlState: String? = nil, column: String? = nil,
+                table: String? = nil, constraint: String? = nil) {
         self.code = code
         self.message = message
         self.sqlState = sqlState
         self.column = column
+        self.table = table
+        self.constraint = constraint
     }
 
     /// True when retrying on a fresh connection may succeed (connection loss, serialization
     /// failure, deadlock, server shutting down or out of resources).
     public var isTransient: Bool {
-        if code == .connectionFailed { return true }
+        if code == .connectionFailed || code == .timedOut || code == .poolExhausted { return true }
         guard let sqlState else { return false }
         let sqlClass = sqlState.prefix(2)
         return ["08", "40", "53", "57", "58"].contains(String(sqlClass))
@@ -45,7 +58,9 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "PGError(\(code)"
         if let sqlState { text += ", sqlstate \(sqlState)" }
+        if let table { text += ", table \"\(table)\"" }
         if let column { text += ", column \"\(column)\"" }
+        if let constraint { text += ", constraint \"\(constraint)\"" }
         return text + "): \(message)"
     }
 }
