@@ -15,13 +15,31 @@ public struct ClientMessageDecoder: Sendable {
     public struct Envelope: Sendable {
         public var type: ClientMessageType
         var members: [String: JSONValue]
+        /// The message holds text that cannot be stored (`invalid_text`): `decode` refuses it. Kept
+        /// apart so the refusal knows the message's type (a refused `start` closes the session).
+        var invalidText: ProtocolError?
     }
 
     /// Parses `text` as a JSON object with a known `type`.
     public func envelope(_ text: String) throws(ProtocolError) -> Envelope {
         let value: JSONValue
+        var invalidText: ProtocolError?
         do {
             value = try JSONParser().parse(text)
+        } catch where error.kind == .invalidText {
+            // Read it again with the offending characters replaced, only to learn its type.
+            guard let lenient = try? JSONParser(invalidText: .replace).parse(text) else {
+                throw ProtocolError(.malformedJSON, "invalid JSON at byte \(error.byteOffset): \(error.reason)")
+            }
+            var typeName = "message"
+            if case .object(let members) = lenient, case .string(let name)? = members["type"] {
+                typeName = name
+                // A words message is named by its result, so a device knows which result was refused.
+                if case .string(let resultID)? = members["result_id"] { typeName += " \(resultID)" }
+            }
+            let field = error.path.isEmpty ? "a key" : "field \"\(error.path)\""
+            invalidText = ProtocolError(.invalidText, "\(typeName): \(field) \(error.reason); text that PostgreSQL cannot store is refused")
+            value = lenient
         } catch {
             throw ProtocolError(.malformedJSON, "invalid JSON at byte \(error.byteOffset): \(error.reason)")
         }
@@ -30,14 +48,17 @@ public struct ClientMessageDecoder: Sendable {
         }
         switch members["type"] {
         case nil, .null?:
+            if let invalidText { throw invalidText }
             throw ProtocolError(.missingField, "message: missing field \"type\"")
         case .string(let name)?:
             guard let type = ClientMessageType(rawValue: name) else {
+                if let invalidText { throw invalidText }
                 let known = ClientMessageType.allCases.map(\.rawValue).joined(separator: ", ")
                 throw ProtocolError(.unknownType, "unknown message type \"\(name)\"; known: \(known)")
             }
-            return Envelope(type: type, members: members)
+            return Envelope(type: type, members: members, invalidText: invalidText)
         case let other?:
+            if let invalidText { throw invalidText }
             throw ProtocolError(.invalidField, "message: field \"type\" must be a string, got \(other.typeName)")
         }
     }
@@ -47,6 +68,7 @@ public struct ClientMessageDecoder: Sendable {
     public func decode(
         _ envelope: Envelope, startDefaults: StartParameters = StartParameters()
     ) throws(ProtocolError) -> ClientMessage {
+        if let invalidText = envelope.invalidText { throw invalidText }
         let reader = FieldReader(object: envelope.members, context: envelope.type.rawValue, config: config)
         switch envelope.type {
         case .start:

@@ -2,6 +2,8 @@
 public enum CloseCode {
     /// The session was finalized: everything is stored and the final transcript was sent.
     public static let normal: UInt16 = 1000
+    /// The server is stopping. Everything acknowledged is stored; resume with the same conversation_id.
+    public static let goingAway: UInt16 = 1001
     /// The start asked for audio the server cannot take (encoding, sample rate).
     public static let unsupportedData: UInt16 = 1003
     /// The start was missing or had invalid fields (including the conversation id).
@@ -31,4 +33,12 @@ public enum CloseCode {
     /// Application code: the device already runs as many sessions as the server allows at once
     /// (like HTTP 429); retry when one of them ends.
     public static let tooManySessions: UInt16 = 4029
+    /// Application code: the client did not read what the server sent (more than the outgoing limit
+    /// stayed unread past the grace period). Stored data is kept; reconnect, read, and resume.
+    public static let slowReader: UInt16 = 4008
+    /// Application code, the 4000-range twin of RFC 6455's 1013 "Try Again Later" (which Debian's
+    /// libwebsockets 4.1 clients would turn into 1002, see `providerUnavailable`): the start could
+    /// not be served now (its conversation could not be created or loaded in time because
+    /// PostgreSQL is unavailable). Nothing was started or acknowledged; retry with backoff.
+    public static let tryAgainLater: UInt16 = 4013
 }

@@ -4,17 +4,42 @@
 /// comments, no leading zeros, no lone surrogates, nesting limited to `maxDepth` so a hostile
 /// `[[[[…` cannot exhaust the stack. Numbers whose magnitude overflows a Double (`1e400`) are
 /// rejected rather than turned into infinity. Errors carry the byte offset for the error message.
+///
+/// Strings PostgreSQL cannot store are told apart from syntax errors (`Failure.Kind.invalidText`,
+/// with the path of the value, e.g. `words[3].text`): U+0000 (written `\u0000`), bytes that are not
+/// UTF-8, and lone surrogates. They are refused at this edge so that nothing past it ever sees them.
 public struct JSONParser: Sendable {
     public struct Failure: Error, Hashable, Sendable {
+        public enum Kind: Hashable, Sendable {
+            /// Not JSON.
+            case syntax
+            /// Valid JSON whose string at `path` holds text that cannot be stored (`reason` says what).
+            case invalidText
+        }
+
         public var byteOffset: Int
         public var reason: String
+        public var kind: Kind = .syntax
+        /// Where the failure is, as `key.sub[2].leaf` ("" for the top-level value); set for `invalidText`.
+        public var path: String = ""
+    }
+
+    /// What to do with a string that holds text that cannot be stored.
+    public enum InvalidTextPolicy: Sendable {
+        /// Fail with `Failure.Kind.invalidText` (the default: an edge refuses such input).
+        case reject
+        /// Replace each offending character with U+FFFD and go on (to learn what kind of message a
+        /// refused one was, so its refusal can be the right one).
+        case replace
     }
 
     /// Deepest nesting of arrays/objects accepted.
     public var maxDepth: Int
+    public var invalidText: InvalidTextPolicy
 
-    public init(maxDepth: Int = 64) {
+    public init(maxDepth: Int = 64, invalidText: InvalidTextPolicy = .reject) {
         self.maxDepth = maxDepth
+        self.invalidText = invalidText
     }
 
     public func parse(_ text: String) throws(Failure) -> JSONValue {
@@ -22,7 +47,7 @@ public struct JSONParser: Sendable {
     }
 
     public func parse(bytes: [UInt8]) throws(Failure) -> JSONValue {
-        var cursor = Cursor(bytes: bytes, maxDepth: maxDepth)
+        var cursor = Cursor(bytes: bytes, maxDepth: maxDepth, replaceInvalidText: invalidText == .replace)
         cursor.skipWhitespace()
         let value = try cursor.parseValue(depth: 0)
         cursor.skipWhitespace()
@@ -34,17 +59,45 @@ public struct JSONParser: Sendable {
 }
 
 private struct Cursor {
+    enum PathElement {
+        case key(String)
+        case index(Int)
+    }
+
     let bytes: [UInt8]
     let maxDepth: Int
+    let replaceInvalidText: Bool
     var index = 0
+    /// The keys and indexes leading to the value being parsed (for `invalidText` failures).
+    var path: [PathElement] = []
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, replaceInvalidText: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.replaceInvalidText = replaceInvalidText
     }
 
     func failure(_ reason: String) -> JSONParser.Failure {
         JSONParser.Failure(byteOffset: index, reason: reason)
+    }
+
+    /// Text that cannot be stored: thrown, or (policy `replace`) replaced by U+FFFD.
+    func invalidText(_ reason: String) throws(JSONParser.Failure) -> String {
+        guard replaceInvalidText else {
+            throw JSONParser.Failure(byteOffset: index, reason: reason, kind: .invalidText, path: renderedPath)
+        }
+        return "\u{FFFD}"
+    }
+
+    var renderedPath: String {
+        var text = ""
+        for element in path {
+            switch element {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let position): text += "[\(position)]"
+            }
+        }
+        return text
     }
 
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -98,7 +151,9 @@ private struct Cursor {
             index += 1
             skipWhitespace()
             guard object[key] == nil else { throw failure("duplicate key \"\(key)\"") }
+            path.append(.key(key))
             object[key] = try parseValue(depth: depth)
+            path.removeLast()
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -119,7 +174,9 @@ private struct Cursor {
         }
         while true {
             skipWhitespace()
+            path.append(.index(array.count))
             array.append(try parseValue(depth: depth))
+            path.removeLast()
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
@@ -173,7 +230,7 @@ private struct Cursor {
         while true {
             guard let byte = current else { throw failure("unterminated string") }
             if byte == UInt8(ascii: "\"") {
-                result += String(decoding: bytes[runStart..<index], as: UTF8.self)
+                try appendRun(runStart..<index, to: &result)
                 index += 1
                 break
             }
@@ -182,7 +239,7 @@ private struct Cursor {
                 index += 1
                 continue
             }
-            result += String(decoding: bytes[runStart..<index], as: UTF8.self)
+            try appendRun(runStart..<index, to: &result)
             index += 1
             guard let escape = current else { throw failure("unterminated escape") }
             index += 1
@@ -201,15 +258,35 @@ private struct Cursor {
                 if (0xD800...0xDBFF).contains(unit) {
                     guard current == UInt8(ascii: "\\"), index + 1 < bytes.count,
                         bytes[index + 1] == UInt8(ascii: "u")
-                    else { throw failure("lone high surrogate") }
+                    else {
+                        result += try invalidText("contains a lone surrogate (\\u\(hex(unit)))")
+                        runStart = index
+                        continue
+                    }
+                    let secondStart = index
                     index += 2
                     let low = try parseHex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw failure("invalid low surrogate") }
+                    guard (0xDC00...0xDFFF).contains(low) else {
+                        // The second escape is not a low surrogate: the first stands alone; the
+                        // second is read again as an escape of its own.
+                        index = secondStart
+                        result += try invalidText("contains a lone surrogate (\\u\(hex(unit)))")
+                        runStart = index
+                        continue
+                    }
                     let value = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
                     guard let scalar = Unicode.Scalar(value) else { throw failure("invalid escape") }
                     scalars.append(scalar)
+                } else if unit == 0 {
+                    result += try invalidText("contains U+0000 (NUL), which cannot be stored")
+                    runStart = index
+                    continue
                 } else {
-                    guard let scalar = Unicode.Scalar(UInt32(unit)) else { throw failure("lone low surrogate") }
+                    guard let scalar = Unicode.Scalar(UInt32(unit)) else {
+                        result += try invalidText("contains a lone surrogate (\\u\(hex(unit)))")
+                        runStart = index
+                        continue
+                    }
                     scalars.append(scalar)
                 }
                 result += String(scalars)
@@ -219,6 +296,26 @@ private struct Cursor {
             runStart = index
         }
         return result
+    }
+
+    /// Appends raw (unescaped) string bytes, which must be UTF-8.
+    func appendRun(_ range: Range<Int>, to result: inout String) throws(JSONParser.Failure) {
+        guard !range.isEmpty else { return }
+        let run = bytes[range]
+        // ASCII needs no validation (the common case: words, ids).
+        if run.allSatisfy({ $0 < 0x80 }) || String(validating: run, as: UTF8.self) != nil {
+            result += String(decoding: run, as: UTF8.self)
+            return
+        }
+        if !replaceInvalidText {
+            _ = try invalidText("is not valid UTF-8")
+        }
+        result += String(decoding: run, as: UTF8.self)
+    }
+
+    func hex(_ unit: UInt16) -> String {
+        let digits = String(unit, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     mutating func parseHex4() throws(JSONParser.Failure) -> UInt16 {

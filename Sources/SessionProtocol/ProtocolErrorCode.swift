@@ -51,6 +51,21 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// model is not installed or does not load). Nothing is wrong with the start otherwise: start again
     /// with `asr: "device"`, or on a server that has the model.
     case asrUnavailable = "asr_unavailable"
+    /// A string holds text PostgreSQL cannot store: U+0000 (NUL), bytes that are not UTF-8, or a lone
+    /// surrogate. The message names the field. Refused where it arrives, so nothing past the edge ever
+    /// sees it: the message is dropped (nothing of it is stored or acknowledged), and a start with
+    /// such a field is rejected.
+    case invalidText = "invalid_text"
+    /// PostgreSQL refused one of the session's writes for a reason retrying cannot fix (the message
+    /// names what was refused). The session ends: what was acknowledged `stored` before stays stored;
+    /// nothing after the refused write is acknowledged.
+    case storageRejected = "storage_rejected"
+    /// The server is stopping (SIGTERM, a deploy): what the session had is stored and acknowledged,
+    /// and the connection closes with 1001. Reconnect with the same conversation_id to resume.
+    case serverStopping = "server_stopping"
+    /// The client did not read what the server sent: more than the outgoing limit stayed unread
+    /// past the grace period. The connection closes with 4008; what was acknowledged stays stored.
+    case slowReader = "slow_reader"
 
     /// What the session does after sending this error.
     ///
@@ -62,11 +77,22 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     public func disposition(rejectingStart: Bool = false) -> ErrorDisposition {
         switch self {
         case .malformedJSON, .unknownType, .audioBeforeStart, .alreadyStarted, .notStarted,
-            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .storageUnavailable, .invalidAudio,
+            .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .invalidAudio,
             .asrConflict:
             return .continues
-        case .missingField, .invalidField:
+        case .missingField, .invalidField, .invalidText:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues
+        case .storageUnavailable:
+            // At the start: the conversation could not be created or loaded in time; nothing was
+            // started or acknowledged, and the device tries again later. Later: updates go on with
+            // `stored: false` until the writes succeed again.
+            return rejectingStart ? .closes(CloseCode.tryAgainLater) : .continues
+        case .storageRejected:
+            return .closes(CloseCode.internalError)
+        case .serverStopping:
+            return .closes(CloseCode.goingAway)
+        case .slowReader:
+            return .closes(CloseCode.slowReader)
         case .invalidConversationID, .invalidOptions, .conversationNotFound:
             return .closes(CloseCode.invalidPayload)
         case .deviceMismatch:

@@ -65,10 +65,16 @@ public struct SessionStateMachine: Sendable {
     /// A query with all required start fields starts the session at once. An incomplete query is kept
     /// and completed by the `start` message; a field the query gets wrong rejects the session now.
     /// `deviceID` binds the session to the device of the connection's credential (see `boundDeviceID`).
-    public mutating func opened(query: [String: String], deviceID: String? = nil) -> [SessionAction] {
+    /// `invalidTextParameters`: query parameters whose value is text that cannot be stored (the
+    /// transport found NUL or bytes that are not UTF-8); one naming a start field rejects the start.
+    public mutating func opened(query: [String: String], deviceID: String? = nil, invalidTextParameters: [String] = []) -> [SessionAction] {
         guard state == .awaitingStart, !opened else { return [] }
         opened = true
         boundDeviceID = deviceID
+        if let field = invalidTextParameters.sorted().first(where: StartParameters.queryFieldNames.contains) {
+            return fail(ProtocolError(.invalidText, "query: parameter \"\(field)\" is not UTF-8 text without NUL characters; text that PostgreSQL cannot store is refused"),
+                        rejectingStart: true)
+        }
         do throws(ProtocolError) {
             queryParameters = try StartParameters.fromQuery(query, config: config)
             if let deviceID {
@@ -234,6 +240,19 @@ public struct SessionStateMachine: Sendable {
     /// Writes succeed again; a later failure is reported again.
     public mutating func storageRecovered() {
         storageDown = false
+    }
+
+    /// The runner could not start the session it was asked to begin (the provider, storage, limits):
+    /// the error rejects the start, so it is fatal and closes with its code.
+    public mutating func startFailed(_ error: ProtocolError) -> [SessionAction] {
+        guard state != .closed else { return [] }
+        return fail(error, rejectingStart: true)
+    }
+
+    /// The server itself kept the client from sending (it paused reading): that time does not count
+    /// towards the idle limit.
+    public mutating func noteActivity() {
+        sawFrameSinceIdleCheck = true
     }
 
     /// An error the server found (unknown_provider, unknown_speaker, provider_failed, internal_error…).

@@ -77,6 +77,12 @@ public struct StartParameters: Hashable, Sendable {
     ///
     /// Recognised keys are the `start` message's field names; `options` is JSON text of an object.
     /// Empty values count as absent (`?language=`); other keys (e.g. an auth token) are ignored.
+    /// The query parameters a start reads (others, such as a credential, are ignored).
+    public static let queryFieldNames: Set<String> = [
+        "sample_rate", "audio_offset_seconds", "options", "shadow_options", "conversation_id", "device_id",
+        "provider", "encoding", "language", "asr", "store_audio", "shadow_providers",
+    ]
+
     public static func fromQuery(
         _ query: [String: String], config: SessionConfig = .default
     ) throws(ProtocolError) -> StartParameters {
@@ -90,10 +96,14 @@ public struct StartParameters: Hashable, Sendable {
                 }
                 members[key] = .number(number)
             case "options", "shadow_options":
-                guard let parsed = try? JSONParser().parse(value) else {
+                do {
+                    members[key] = try JSONParser().parse(value)
+                } catch where error.kind == .invalidText {
+                    let field = error.path.isEmpty ? key : "\(key).\(error.path)"
+                    throw ProtocolError(.invalidText, "query: field \"\(field)\" \(error.reason); text that PostgreSQL cannot store is refused")
+                } catch {
                     throw .invalid(key, in: "query", "must be JSON text of an object")
                 }
-                members[key] = parsed
             case "conversation_id", "device_id", "provider", "encoding", "language", "asr":
                 members[key] = .string(value)
             case "store_audio":

@@ -1,5 +1,31 @@
 /// Query-string decoding shared by WebSocket upgrades and HTTP requests.
 enum QueryString {
+    /// Parameters from raw bytes (lws's already-decoded `name=value` pieces), keeping apart the
+    /// names whose name or value is not text that can be stored: bytes that are not UTF-8, or NUL.
+    /// Those are left out of `values` and listed in `invalidText` (their names decoded leniently),
+    /// so the application can refuse them by name instead of seeing a silently repaired string.
+    static func parse(bytePairs: [[UInt8]]) -> (values: [String: String], invalidText: [String]) {
+        var values: [String: String] = [:]
+        var invalid: [String] = []
+        for pair in bytePairs where !pair.isEmpty {
+            let equals = pair.firstIndex(of: UInt8(ascii: "="))
+            let nameBytes = equals.map { pair[..<$0] } ?? pair[...]
+            let valueBytes = equals.map { pair[pair.index(after: $0)...] } ?? []
+            guard let name = storableText(nameBytes), let value = storableText(valueBytes) else {
+                invalid.append(String(decoding: nameBytes.filter { $0 != 0 }, as: UTF8.self))
+                continue
+            }
+            values[name] = value
+        }
+        return (values, invalid)
+    }
+
+    /// The bytes as a String when they are UTF-8 without NUL (what PostgreSQL text can hold).
+    static func storableText(_ bytes: some Collection<UInt8>) -> String? {
+        guard !bytes.contains(0) else { return nil }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
     /// Parses `name=value` pairs already split on `&`. A pair without `=` maps to "". Later duplicates win.
     /// - Parameter decode: percent-decode (and `+` → space). Pass false for pairs that lws already
     ///   decoded (`WSI_TOKEN_HTTP_URI_ARGS` fragments are decoded and split on literal `&` only), so

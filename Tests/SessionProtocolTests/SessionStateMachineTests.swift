@@ -317,13 +317,19 @@ import Testing
         for code in ProtocolErrorCode.allCases {
             for rejectingStart in [false, true] {
                 if let close = code.disposition(rejectingStart: rejectingStart).closeCode {
-                    #expect([1003, 1007, 1008, 1009, 1011, 4000, 4001, 4003, 4029].contains(close), "\(code)")
+                    #expect([1001, 1003, 1007, 1008, 1009, 1011, 4000, 4001, 4003, 4008, 4013, 4029].contains(close), "\(code)")
                 }
             }
         }
         #expect(ProtocolErrorCode.missingField.disposition() == .continues)
         #expect(ProtocolErrorCode.missingField.disposition(rejectingStart: true) == .closes(1007))
         #expect(ProtocolErrorCode.storageUnavailable.disposition() == .continues)
+        #expect(ProtocolErrorCode.storageUnavailable.disposition(rejectingStart: true) == .closes(4013))
+        #expect(ProtocolErrorCode.invalidText.disposition() == .continues)
+        #expect(ProtocolErrorCode.invalidText.disposition(rejectingStart: true) == .closes(1007))
+        #expect(ProtocolErrorCode.storageRejected.disposition() == .closes(1011))
+        #expect(ProtocolErrorCode.serverStopping.disposition() == .closes(1001))
+        #expect(ProtocolErrorCode.slowReader.disposition() == .closes(4008))
         #expect(ProtocolErrorCode.invalidOptions.disposition() == .closes(1007))
         #expect(ProtocolErrorCode.providerFailed.disposition() == .closes(1011))
         #expect(ProtocolErrorCode.providerUnavailable.disposition() == .closes(4001))
