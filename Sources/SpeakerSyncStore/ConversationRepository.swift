@@ -12,33 +12,25 @@ public struct ConversationRecord: Sendable {
     public var startedAtText: String
 }
 
-/// Reads for HTTP routes and for resuming sessions. One connection, used by one caller at a time
-/// (reads are short; the HTTP worker queue and session resumes share it), reconnected when lost.
-public final class ConversationRepository: @unchecked Sendable {
-    private let lock = NSLock()
-    private var connection: PGConnection?
-    private let connectionString: String
+/// Reads for HTTP routes and for resuming sessions, over a small pool of connections whose
+/// statements have deadlines (`PGConnectionConfig.interactive`): a stopped or hung PostgreSQL costs
+/// a caller seconds and a `PGError`, never a hang, and callers on many threads do not queue behind
+/// one connection. Lost connections are replaced.
+public final class ConversationRepository: Sendable {
+    public let pool: PGConnectionPool
     private let logger: Logger
 
-    public init(connectionString: String, logger: Logger) throws {
-        self.connectionString = connectionString
+    /// Opens one connection at once, so a server that cannot reach PostgreSQL fails at start.
+    public init(connectionString: String, poolSize: Int = 4, connectionConfig: PGConnectionConfig = .interactive,
+                logger: Logger) throws {
         self.logger = logger
-        self.connection = try PGConnection(connectionString: connectionString)
+        self.pool = PGConnectionPool(connectionString: connectionString, size: poolSize, connectionConfig: connectionConfig)
+        try pool.prime()
     }
 
-    /// Runs `body` with the connection, reconnecting once if the connection was lost.
+    /// Runs `body` with a pooled connection, reconnecting once if the connection was lost.
     public func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        if connection == nil || connection?.isConnected == false {
-            connection = try PGConnection(connectionString: connectionString)
-        }
-        do {
-            return try body(connection!)
-        } catch let error as PGError where error.code == .connectionFailed {
-            connection = try PGConnection(connectionString: connectionString)
-            return try body(connection!)
-        }
+        try pool.withConnection(body)
     }
 
     private static let conversationColumns = """

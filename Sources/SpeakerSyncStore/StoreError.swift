@@ -1,4 +1,5 @@
-/// A store failure with a stable code; the underlying PostgreSQL error, when there is one, is in `message`.
+/// A store failure with a stable code; the underlying PostgreSQL error, when there is one, is in
+/// `message` (for the log: it may quote SQL or paths, so it is never sent to a client as it is).
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public enum Code: String, Sendable {
         case invalidMigration = "invalid_migration"
@@ -7,13 +8,19 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case invalidCursor = "invalid_cursor"
         /// A stored value could not be read back (names the column).
         case invalidData = "invalid_data"
+        /// PostgreSQL refused a step for its content (a data exception or an integrity violation):
+        /// retrying cannot help. `refusedTarget` says what was refused.
+        case rejected = "rejected"
     }
     public var code: Code
     public var message: String
+    /// For `rejected`: the table and column PostgreSQL named (`words (column text)`), when it named them.
+    public var refusedTarget: String?
 
-    public init(code: Code, message: String) {
+    public init(code: Code, message: String, refusedTarget: String? = nil) {
         self.code = code
         self.message = message
+        self.refusedTarget = refusedTarget
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

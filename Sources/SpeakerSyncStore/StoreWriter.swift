@@ -165,33 +165,30 @@ final class StoreWriterShard: @unchecked Sendable {
             condition.unlock()
 
             var drain = next.drain
+            var changes = next.changes
             var backoffSeconds = 0.05
             var committed = false
             while true {
                 do {
-                    try write(next.changes)
+                    try write(changes)
                     committed = true
                     break
                 } catch where Self.isDataError(error) && !drain.isEmpty {
                     // Retrying cannot help a step PostgreSQL refuses for its content; write the steps
-                    // one by one so only the offending one is rejected (and reported as not stored).
-                    drain = writeOneByOne(drain)
-                    committed = true
-                    break
-                } catch {
-                    logger.error("store write failed; will retry", metadata: ["error": "\(error)", "steps": "\(drain.count)"])
-                    for index in drain.indices where !drain[index].failureReported {
-                        drain[index].failureReported = true
-                        drain[index].completion(.failure(error))
+                    // one by one so only the offending one is rejected (reported as such). Steps a
+                    // transient failure interrupted are retried in order like any failed drain.
+                    let outcome = writeOneByOne(drain)
+                    for item in outcome.committed { item.completion(.success(())) }
+                    if outcome.unwritten.isEmpty {
+                        drain = []
+                        committed = true
+                        break
                     }
-                    condition.lock()
-                    let giveUp = stopping
-                    if giveUp { queue.insert(contentsOf: drain, at: 0) }
-                    condition.unlock()
-                    if giveUp { break }
-                    Thread.sleep(forTimeInterval: backoffSeconds)
-                    backoffSeconds = min(backoffSeconds * 2, 2)
-                    reconnectIfNeeded()
+                    drain = outcome.unwritten
+                    changes = ChangeSet(drain.map { ($0.conversationID, $0.step) })
+                    if failedAndStopping(&drain, error: outcome.failure ?? error, backoffSeconds: &backoffSeconds) { break }
+                } catch {
+                    if failedAndStopping(&drain, error: error, backoffSeconds: &backoffSeconds) { break }
                 }
             }
             // Completions run before the drain counts as done, so `flush()` returning means every
@@ -210,6 +207,26 @@ final class StoreWriterShard: @unchecked Sendable {
         }
     }
 
+    /// A drain that could not be written (PostgreSQL unavailable): each step's completion hears of it
+    /// once, then after a backoff the writer reconnects and the caller tries again. Returns true when
+    /// the writer is stopping instead (the steps go back to the front of the queue, in order).
+    private func failedAndStopping(_ drain: inout [Pending], error: any Error, backoffSeconds: inout Double) -> Bool {
+        logger.error("store write failed; will retry", metadata: ["error": "\(error)", "steps": "\(drain.count)"])
+        for index in drain.indices where !drain[index].failureReported {
+            drain[index].failureReported = true
+            drain[index].completion(.failure(error))
+        }
+        condition.lock()
+        let giveUp = stopping
+        if giveUp { queue.insert(contentsOf: drain, at: 0) }
+        condition.unlock()
+        if giveUp { return true }
+        Thread.sleep(forTimeInterval: backoffSeconds)
+        backoffSeconds = min(backoffSeconds * 2, 2)
+        reconnectIfNeeded()
+        return false
+    }
+
     /// SQLSTATE classes 22 (data exception) and 23 (integrity violation), and values libpq cannot send.
     static func isDataError(_ error: any Error) -> Bool {
         guard let error = error as? PGError else { return false }
@@ -217,19 +234,37 @@ final class StoreWriterShard: @unchecked Sendable {
         return error.sqlState.map { $0.hasPrefix("22") || $0.hasPrefix("23") } ?? false
     }
 
-    /// Writes each step in its own transaction; returns the steps that were committed.
-    private func writeOneByOne(_ drain: [Pending]) -> [Pending] {
+    /// A step PostgreSQL refused, with what it named (table, column) but none of its text.
+    static func rejection(_ error: any Error) -> StoreError {
+        guard let error = error as? PGError else {
+            return StoreError(code: .rejected, message: "rejected by PostgreSQL: \(error)")
+        }
+        var target: String?
+        if let table = error.table {
+            target = table + (error.column.map { " (column \($0))" } ?? "")
+        } else if error.code == .encodeFailed {
+            target = "a text value"
+        }
+        return StoreError(code: .rejected, message: "rejected by PostgreSQL: \(error)", refusedTarget: target)
+    }
+
+    /// Writes each step in its own transaction, in order. A step refused for its content is reported
+    /// rejected; a transient failure stops the pass, and that step and the ones after it are
+    /// returned unwritten (with the failure) to be retried.
+    private func writeOneByOne(_ drain: [Pending]) -> (committed: [Pending], unwritten: [Pending], failure: (any Error)?) {
         var committed: [Pending] = []
-        for item in drain {
+        for (position, item) in drain.enumerated() {
             do {
                 try write(ChangeSet([(item.conversationID, item.step)]))
                 committed.append(item)
-            } catch {
+            } catch where Self.isDataError(error) {
                 logger.error("store rejected a step", metadata: ["conversation": "\(item.conversationID)", "error": "\(error)"])
-                item.completion(.failure(StoreError(code: .writeFailed, message: "rejected by PostgreSQL: \(error)")))
+                item.completion(.failure(Self.rejection(error)))
+            } catch {
+                return (committed, Array(drain[position...]), error)
             }
         }
-        return committed
+        return (committed, [], nil)
     }
 
     private func reconnectIfNeeded() {

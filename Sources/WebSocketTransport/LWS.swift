@@ -185,6 +185,11 @@ enum LWS {
     static func remainingPayload(_ wsi: OpaquePointer) -> Int { Int(lws_remaining_packet_payload(wsi)) }
 
     /// Pauses (false) or resumes (true) reading from the socket.
+    /// lws closes the connection if it still exists after `seconds` (its own pending-timeout machinery).
+    static func closeWithin(_ wsi: OpaquePointer, seconds: Int32) {
+        lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, seconds)
+    }
+
     static func setReceiving(_ wsi: OpaquePointer, enabled: Bool) throws {
         let result = lws_rx_flow_control(wsi, enabled ? 1 : 0)
         if result < 0 { throw TransportError(.lwsCallFailed, "lws_rx_flow_control returned \(result)") }
@@ -214,11 +219,25 @@ enum LWS {
 
     /// The request path (lws has already percent-decoded it and removed `..` segments).
     static func requestPath(_ wsi: OpaquePointer) -> String? {
+        requestPathBytes(wsi).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The request path as lws decoded it, as bytes (to check before trusting it as text).
+    static func requestPathBytes(_ wsi: OpaquePointer) -> [UInt8]? {
         for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_PUT_URI, WSI_TOKEN_PATCH_URI,
                       WSI_TOKEN_DELETE_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_HEAD_URI] {
-            if let value = header(wsi, token) { return value }
+            if let value = headerBytes(wsi, token) { return value }
         }
         return nil
+    }
+
+    static func headerBytes(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [UInt8]? {
+        let length = Int(lws_hdr_total_length(wsi, token))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
+        guard copied >= 0 else { return nil }
+        return buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }
     }
 
     /// One header's full value, or nil when absent.
@@ -233,8 +252,8 @@ enum LWS {
 
     /// The query string's `name=value` pieces as lws split them on a literal `&`, already
     /// percent-decoded by lws (`+` becomes a space), so callers must not decode them again.
-    static func queryPairs(_ wsi: OpaquePointer) -> [String] {
-        var pairs: [String] = []
+    static func queryPairs(_ wsi: OpaquePointer) -> [[UInt8]] {
+        var pairs: [[UInt8]] = []
         var index: Int32 = 0
         while true {
             let length = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, index))
@@ -242,7 +261,7 @@ enum LWS {
             var buffer = [CChar](repeating: 0, count: length + 1)
             let copied = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index)
             guard copied >= 0 else { break }
-            pairs.append(String(decoding: buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            pairs.append(buffer[..<Int(copied)].map { UInt8(bitPattern: $0) })
             index += 1
         }
         return pairs

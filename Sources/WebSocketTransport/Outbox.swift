@@ -33,6 +33,15 @@ struct Outbox {
         return true
     }
 
+    /// Drops everything queued; the bytes of a message already being written stay counted until written.
+    mutating func discardAll() {
+        for item in items[head...] {
+            if case .message(let bytes, _) = item { queuedBytes -= bytes.count }
+        }
+        items.removeAll()
+        head = 0
+    }
+
     mutating func popFirst() -> Item? {
         guard head < items.count else { return nil }
         let item = items[head]

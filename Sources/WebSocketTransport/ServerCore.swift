@@ -4,6 +4,8 @@ import Logging
 /// Work other threads hand to the server's service thread (sends and closes go through outboxes).
 enum ServerCommand: Sendable {
     case setReceiving(UInt64, enabled: Bool)
+    /// Drop the connection if it is still open after `seconds` (a close frame that cannot be written).
+    case closeWithin(UInt64, seconds: Int32)
     case httpResponse(UInt64, serial: UInt64, HTTPResponse)
 }
 
@@ -54,6 +56,9 @@ private struct HTTPExchange {
 /// The server's service-thread logic. Everything but `runtime` is touched only on the service thread
 /// (inside lws callbacks), hence `@unchecked Sendable`.
 final class ServerCore: @unchecked Sendable {
+    /// How long a close to a client that reads nothing may wait to be written before the socket is dropped.
+    static let unreadCloseSeconds: Int32 = 3
+
     /// HTTP body bytes handed to lws per HTTP_WRITEABLE callback.
     static let httpChunkBytes = 64 * 1024
 
@@ -179,6 +184,9 @@ final class ServerCore: @unchecked Sendable {
         }
         for command in commands {
             switch command {
+            case .closeWithin(let id, let seconds):
+                guard let connection = connections[id] else { continue }
+                LWS.closeWithin(connection.wsi, seconds: seconds)
             case .setReceiving(let id, let enabled):
                 guard let connection = connections[id], connection.isWebSocket else { continue }
                 do { try LWS.setReceiving(connection.wsi, enabled: enabled) } catch {
@@ -209,8 +217,9 @@ final class ServerCore: @unchecked Sendable {
         guard path == config.webSocketPath else { return refuse(404, "no websocket on \(path)") }
         guard !overConnectionLimit(wsi) else { return refuse(503, "connection limit \(config.maxConnections) reached") }
         let connection = connection(for: wsi)
-        let request = UpgradeRequest(path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
-                                     remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi))
+        let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
+        let request = UpgradeRequest(path: path, query: query.values, remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi),
+                                     invalidTextParameters: query.invalidText)
         switch webSocketHandler.admit(ConnectionID(rawValue: connection.id), request: request) {
         case .accept:
             connection.upgrade = request
@@ -259,9 +268,12 @@ final class ServerCore: @unchecked Sendable {
         let connection = connection(for: wsi)
         connection.httpSerial += 1
         let method = LWS.httpMethod(wsi) ?? "GET"
-        let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? LWS.requestPath(wsi) ?? "/"
-        let request = HTTPRequest(method: method, path: path, query: QueryString.parse(pairs: LWS.queryPairs(wsi), decode: false),
-                                  headers: LWS.headers(wsi))
+        let pathBytes = LWS.requestPathBytes(wsi) ?? input.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0.assumingMemoryBound(to: CChar.self)))) } ?? Array("/".utf8)
+        let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
+        var invalidText = query.invalidText
+        if QueryString.storableText(pathBytes) == nil { invalidText.append("path") }
+        let request = HTTPRequest(method: method, path: String(decoding: pathBytes.filter { $0 != 0 }, as: UTF8.self), query: query.values,
+                                  headers: LWS.headers(wsi), invalidTextParameters: invalidText, remoteAddress: LWS.peerAddress(wsi))
         var exchange = HTTPExchange(serial: connection.httpSerial, request: request, state: .readingBody)
         let announced = LWS.contentLength(wsi) ?? 0
         // Refusals answer before the body is read, so an unauthenticated client cannot make the server

@@ -67,6 +67,11 @@ final class ServiceRuntime<Command: Sendable>: Sendable {
         }
     }
 
+    /// Drops every queued item of the connection (not the message being written).
+    func discardQueued(_ id: UInt64) {
+        shared.withLock { shared in shared.outboxes[id]?.discardAll() }
+    }
+
     func queuedBytes(for id: UInt64) -> Int {
         shared.withLock { $0.outboxes[id]?.queuedBytes ?? 0 }
     }

@@ -56,6 +56,14 @@ public final class WebSocketServer: Sendable {
         core.runtime.close(connection.rawValue, code: code, reason: reason)
     }
 
+    /// Drops what is queued for the connection and closes it with `code`; if the close frame cannot be
+    /// written within a few seconds (the peer reads nothing), the socket is dropped.
+    public func closeDiscardingQueued(_ connection: ConnectionID, code: UInt16, reason: String) {
+        core.runtime.discardQueued(connection.rawValue)
+        core.runtime.close(connection.rawValue, code: code, reason: reason)
+        core.runtime.enqueue(.closeWithin(connection.rawValue, seconds: ServerCore.unreadCloseSeconds))
+    }
+
     /// Backpressure: while paused, lws stops reading this connection's socket (`lws_rx_flow_control`).
     public func setReceivingPaused(_ paused: Bool, for connection: ConnectionID) {
         core.runtime.enqueue(.setReceiving(connection.rawValue, enabled: !paused))

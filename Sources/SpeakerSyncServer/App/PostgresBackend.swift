@@ -8,7 +8,11 @@ import TranscriptMerge
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
 final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, DeviceDirectory, LabellingDirectory, ConversationEraser, @unchecked Sendable {
     let writer: StoreWriter
+    /// Reads for HTTP routes (a pool of their own).
     let repository: ConversationRepository
+    /// Reads for session starts, on connections HTTP traffic does not share: a busy console cannot
+    /// hold up a device's start, nor a burst of starts the console.
+    let startReader: ConversationRepository
     /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
     let lease: ServerLease
     private let leaseTimer: any DispatchSourceTimer
@@ -26,6 +30,8 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
             writer = try StoreWriter(connectionString: connectionString, observer: storeObserver, logger: logger)
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
+            startReader = try ConversationRepository(connectionString: connectionString, poolSize: SessionEnvironment.sharedStartReads.threadCount,
+                                                     logger: logger)
             lease = try ServerLease(connectionString: connectionString, logger: logger)
             let orphans = try lease.sweepOrphans()
             if orphans > 0 {
@@ -70,17 +76,16 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     }
 
     func load(conversationID: String) throws -> StoredConversation? {
-        try repository.load(conversationID: conversationID)
+        try startReader.load(conversationID: conversationID)
     }
 
     func voices(deviceID: String, conversationID: String, provider: String) throws -> (people: [PersonRecord], speakers: [SpeakerProfileRecord]) {
-        (try repository.people(deviceID: deviceID, provider: provider),
-         try repository.speakerProfiles(conversationID: conversationID, provider: provider))
+        (try startReader.people(deviceID: deviceID, provider: provider),
+         try startReader.speakerProfiles(conversationID: conversationID, provider: provider))
     }
 
-
     func owningDevice(conversationID: String) throws -> String? {
-        try repository.conversation(id: conversationID)?.state.deviceID
+        try startReader.conversation(id: conversationID)?.state.deviceID
     }
 
     func deviceSettings(deviceID: String) throws -> DeviceSettingsRecord { try repository.deviceSettings(deviceID: deviceID) }
@@ -94,11 +99,11 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     }
 
     func deviceProvider(deviceID: String) throws -> String? {
-        try repository.deviceSettings(deviceID: deviceID).provider
+        try startReader.deviceSettings(deviceID: deviceID).provider
     }
 
     func labelling(conversationID: String, name: String) throws -> LabellingRecord? {
-        try repository.labelling(conversationID: conversationID, name: name)
+        try startReader.labelling(conversationID: conversationID, name: name)
     }
 
     func deleteConversation(id: String) throws -> Bool {

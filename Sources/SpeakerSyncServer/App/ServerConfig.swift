@@ -49,6 +49,12 @@ public struct ServerConfig: Sendable {
     /// Stored audio (`store_audio`) older than this many days is deleted, hourly; 0 keeps it until
     /// its conversation is deleted.
     public var audioRetentionDays: Double = 30
+    /// What one session may hold in memory, how long a start may wait for PostgreSQL, and when a
+    /// client that does not read is cut off.
+    public var sessionLimits: SessionLimits = .default
+    /// How long a stopping server gives its sessions to store what they have and close (1001)
+    /// before it stops listening regardless.
+    public var shutdownGraceSeconds: Double = 20
 
     /// Whether the server speaks TLS (both files configured).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }

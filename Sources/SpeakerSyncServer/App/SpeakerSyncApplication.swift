@@ -25,6 +25,7 @@ public final class SpeakerSyncApplication: Sendable {
         var sessions: SessionManager
         var providers: any ProviderHost
         var credentials: CredentialService
+        var readiness: ReadinessProbe
         var port: Int
         var connectionString: String
     }
@@ -105,11 +106,13 @@ public final class SpeakerSyncApplication: Sendable {
             }
             let testRecordings = TestRecordingService(logger: logger)
             let rediarization = DiarizationJobService(directory: backend, providers: plugins, merge: config.merge, logger: logger)
+            let readiness = ReadinessProbe(connectionString: connectionString, logger: logger)
+            readiness.start()
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
                                  metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
                                  labellings: backend, eraser: backend, rediarization: rediarization,
-                                 merge: config.merge, logger: logger)
+                                 merge: config.merge, readiness: readiness, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port
@@ -124,6 +127,7 @@ public final class SpeakerSyncApplication: Sendable {
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
                 serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics,
+                limits: config.sessionLimits,
                 recognizers: config.speechRecognizer.map { RecognizerPool(config: $0, maximum: config.maxSpeechDecoders, logger: logger) }
             ))
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
@@ -132,7 +136,7 @@ public final class SpeakerSyncApplication: Sendable {
             testRecordings.bind(Self.loopbackEndpoint(host: config.host, port: port, tls: tls))
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
-                             credentials: credentials, port: port,
+                             credentials: credentials, readiness: readiness, port: port,
                              connectionString: connectionString)
             }
             logger.info("providers", metadata: [
@@ -180,23 +184,40 @@ public final class SpeakerSyncApplication: Sendable {
     /// The libpq connection string of the database in use (for `psql` instructions and tests).
     public var databaseConnectionString: String? { state.withLock { $0?.connectionString } }
 
-    /// Stops listening, lets open sessions store what they have (as interrupted), stops the provider
-    /// workers, flushes the store, stops the embedded cluster. Idempotent.
+    /// Stops in order, each step once the one before is done (a deploy's SIGTERM):
+    /// 1. not ready (`/readyz` 503) and new upgrades refused, so a load balancer sends nothing new;
+    /// 2. every session stores what it has, then gets `server_stopping` and close 1001 (resumable);
+    /// 3. the listener and its connections close;
+    /// 4. the store writer drains (everything queued is committed);
+    /// 5. the provider workers stop;
+    /// 6. the embedded cluster stops.
+    /// Each step is logged with its duration. Idempotent.
     public func shutdown() {
         guard let running = state.withLock({ value -> Running? in
             let current = value
             value = nil
             return current
         }) else { return }
-        // Sessions store what they have as interrupted (resumable) before the providers and the store stop.
-        let unfinished = running.sessions.stopSessions(timeoutSeconds: 10) { running.server.shutdown() }
-        if unfinished > 0 {
-            logger.warning("sessions still storing at shutdown; the next start marks them interrupted", metadata: ["sessions": "\(unfinished)"])
+        func step(_ name: String, _ body: () -> Void) {
+            let started = ContinuousClock.now
+            body()
+            logger.info("shutdown: \(name)", metadata: ["seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).seconds))"])
         }
-        running.credentials.stop()
-        running.providers.shutdown()
-        running.backend.shutdown()
-        running.cluster?.stop()
+        step("draining") { running.readiness.setDraining() }
+        step("sessions stored and closed (1001)") {
+            let unfinished = running.sessions.stopSessions(timeoutSeconds: config.shutdownGraceSeconds)
+            if unfinished > 0 {
+                logger.warning("sessions still storing at shutdown; the next start marks them interrupted", metadata: ["sessions": "\(unfinished)"])
+            }
+        }
+        step("listener closed") { running.server.shutdown() }
+        step("store drained") {
+            running.credentials.stop()
+            running.readiness.stop()
+            running.backend.shutdown()
+        }
+        step("provider workers stopped") { running.providers.shutdown() }
+        step("embedded PostgreSQL stopped") { running.cluster?.stop() }
     }
 
     deinit { shutdown() }

@@ -23,6 +23,9 @@ public final class AccessGate: Sendable {
         self.clock = clock
     }
 
+    /// Probes, open to everyone (they tell nothing but ok or not).
+    static let openPaths: Set<String> = ["/healthz", "/livez", "/readyz"]
+
     /// Everyone is admin when access control is off.
     static let open = Principal.admin(keyID: "open")
 
@@ -41,12 +44,12 @@ public final class AccessGate: Sendable {
     /// The transport's early check of an HTTP request (before its body is read): 401 without a valid
     /// credential, 429 over the rate. `/healthz` is open (it answers less without a credential).
     func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        if head.path == "/healthz" || ConsoleAssets.isConsolePath(head.path) { return nil }
+        if Self.openPaths.contains(head.path) || ConsoleAssets.isConsolePath(head.path) { return nil }
         switch principal(httpHeaders: head.headers) {
         case .failure(let error):
             return APIHandler.json(error.jsonObject, status: error.status, headers: [("www-authenticate", #"Bearer realm="speakersync""#)])
         case .success(let principal):
-            guard let retryAfter = rateLimited(principal) else { return nil }
+            guard let retryAfter = rateLimited(principal, address: head.remoteAddress) else { return nil }
             let seconds = Int(retryAfter.rounded(.up))
             let error = APIError(status: 429, code: "rate_limited",
                                  message: "more than \(Self.format(config.requestsPerSecond)) requests per second with this credential; retry after \(seconds) s")
@@ -73,7 +76,9 @@ public final class AccessGate: Sendable {
         case .failure(let error):
             return .refuse(status: error.status, reason: error.message)
         case .success(let principal):
-            if rateLimited(principal) != nil { return .refuse(status: 429, reason: "rate limited: \(principal.credentialKey)") }
+            if rateLimited(principal, address: request.remoteAddress) != nil {
+                return .refuse(status: 429, reason: "rate limited: \(rateKey(principal, address: request.remoteAddress))")
+            }
             if let device = principal.deviceID,
                deviceConnections.withLock({ $0[device, default: 0] }) >= config.maxConnectionsPerDevice {
                 return .refuse(status: 429, reason: "device \(device) holds \(config.maxConnectionsPerDevice) connections")
@@ -126,8 +131,15 @@ public final class AccessGate: Sendable {
     }
 
     /// Seconds until the credential may ask again; nil when it may now.
-    private func rateLimited(_ principal: Principal) -> Double? {
-        limiter.take(principal.credentialKey, nowSeconds: clock())
+    private func rateLimited(_ principal: Principal, address: String?) -> Double? {
+        limiter.take(rateKey(principal, address: address), nowSeconds: clock())
+    }
+
+    /// What a rate limit counts: the credential; with `--auth off` everyone shares the one open
+    /// "credential", so there the client's address is what tells callers apart.
+    func rateKey(_ principal: Principal, address: String?) -> String {
+        guard config.mode == .off else { return principal.credentialKey }
+        return "address:\(address ?? "unknown")"
     }
 
     private static func format(_ value: Double) -> String {

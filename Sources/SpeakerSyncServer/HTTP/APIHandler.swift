@@ -3,6 +3,8 @@ import Foundation
 import TranscriptMerge
 import Logging
 import PluginHost
+import PostgresClient
+import SpeakerSyncStore
 import WebSocketTransport
 
 /// Serves the HTTP routes. The lws service thread hands each request over; the work (PostgreSQL
@@ -30,6 +32,8 @@ final class APIHandler: HTTPHandler, Sendable {
     private let eraser: (any ConversationEraser)?
     private let rediarization: DiarizationJobService?
     private let merge: MergeConfig
+    /// PostgreSQL's state as the background probe last saw it (nil: checked on the spot).
+    private let readiness: ReadinessProbe?
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
@@ -38,7 +42,9 @@ final class APIHandler: HTTPHandler, Sendable {
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
          testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
          labellings: (any LabellingDirectory)? = nil, eraser: (any ConversationEraser)? = nil,
-         rediarization: DiarizationJobService? = nil, merge: MergeConfig = .default, logger: Logger) {
+         rediarization: DiarizationJobService? = nil, merge: MergeConfig = .default, readiness: ReadinessProbe? = nil,
+         logger: Logger) {
+        self.readiness = readiness
         self.eraser = eraser
         self.rediarization = rediarization
         self.devices = devices
@@ -70,17 +76,30 @@ final class APIHandler: HTTPHandler, Sendable {
     }
 
     func handle(_ request: HTTPRequest, respond: @escaping @Sendable (HTTPResponse) -> Void) {
+        let requestID = RequestID.make()
+        let respond: @Sendable (HTTPResponse) -> Void = { response in
+            var response = response
+            response.headers.append(("x-request-id", requestID))
+            respond(response)
+        }
+        let matched = APIRoute.match(method: request.method, path: request.path)
+        // Probes answer here, on the service thread, from memory: within a second whatever
+        // PostgreSQL or the worker threads are doing. A credential's details wait for a worker.
+        if case .success(let route) = matched, let response = probe(route, request) {
+            count(matched, status: response.status)
+            respond(response)
+            return
+        }
         workers.async { [self] in
             let response: HTTPResponse
-            let matched = APIRoute.match(method: request.method, path: request.path)
             do {
+                try Self.refuseInvalidText(request)
                 switch matched {
                 case .failure(let error): throw error
                 case .success(.console(let file)):
                     // The page and its scripts hold no data; the page signs in to call everything else.
                     response = ConsoleAssets.response(file: file)
                 case .success(.health):
-                    // Open to probes; the details (worker processes, plugin paths) only with a credential.
                     let principal = try? gate.principal(httpHeaders: request.headers).get()
                     response = try health(detailed: principal != nil)
                 case .success(let route):
@@ -89,21 +108,79 @@ final class APIHandler: HTTPHandler, Sendable {
                     response = try answer(route, request, as: principal)
                 }
             } catch let error as APIError {
-                response = Self.json(error.jsonObject, status: error.status,
+                response = Self.json(error.jsonObject(requestID: requestID), status: error.status,
                                      headers: error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : [])
             } catch {
-                logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "error": "\(error)"])
-                response = Self.json(APIError(status: 503, code: "database_unavailable", message: "\(error)").jsonObject, status: 503)
+                // The detail (SQL state, connection text, socket paths) goes to the log under the
+                // request id; the client gets a stable code and the id to quote.
+                let failure = Self.unexpected(error)
+                logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "request_id": "\(requestID)",
+                                                               "error": "\(error)"])
+                response = Self.json(failure.jsonObject(requestID: requestID), status: failure.status,
+                                     headers: failure.status == 503 ? [("retry-after", "2")] : [])
             }
             count(matched, status: response.status)
             respond(response)
         }
     }
 
+    /// An error no route turned into an `APIError`: the database being unavailable, or a bug.
+    static func unexpected(_ error: any Error) -> APIError {
+        if error is PGError || error is StoreError {
+            return APIError(status: 503, code: "database_unavailable", message: "the database is unavailable; retry shortly")
+        }
+        return APIError(status: 500, code: "internal_error", message: "the request failed on the server")
+    }
+
+    /// Text that cannot be stored, anywhere in the request (query, path, a JSON or RTTM body): 400
+    /// `invalid_text` naming where, before any route sees it.
+    static func refuseInvalidText(_ request: HTTPRequest) throws(APIError) {
+        if let name = request.invalidTextParameters.sorted().first {
+            let place = name == "path" ? "the path" : "query parameter \"\(name)\""
+            throw APIError(status: 400, code: "invalid_text", message: "\(place) is not UTF-8 text without NUL characters; text that PostgreSQL cannot store is refused")
+        }
+        guard !request.body.isEmpty, let kind = BodyText.kind(request) else { return }
+        if let problem = BodyText.problem(request.body, kind: kind) {
+            throw APIError(status: 400, code: "invalid_text", message: "the body \(problem); text that PostgreSQL cannot store is refused")
+        }
+    }
+
+    /// `/livez`, `/readyz`, and `/healthz` without a credential: answered from memory. nil for
+    /// other routes (and for `/healthz` with a credential, whose details are read on a worker).
+    private func probe(_ route: APIRoute, _ request: HTTPRequest) -> HTTPResponse? {
+        switch route {
+        case .live:
+            return Self.json(["status": "ok"])
+        case .ready:
+            return readinessResponse()
+        case .health where request.headers["authorization"] == nil:
+            return readinessResponse()
+        default:
+            return nil
+        }
+    }
+
+    /// 200 when ready, 503 with the reason otherwise (Kubernetes' readiness convention).
+    private func readinessResponse() -> HTTPResponse {
+        guard let readiness else {
+            // Servers built without a probe (tests) check on the spot, with the connection's deadlines.
+            do {
+                try reader.checkHealth()
+                return Self.json(["status": "ok", "database": "ok"])
+            } catch {
+                return Self.json(["status": "unavailable", "database": "unavailable"], status: 503, headers: [("retry-after", "2")])
+            }
+        }
+        let status = readiness.status
+        var body: [String: Any] = ["status": status.ready ? "ok" : "unavailable", "database": status.database]
+        if status.draining { body["status"] = "stopping" }
+        return Self.json(body, status: status.ready ? 200 : 503, headers: status.ready ? [] : [("retry-after", "2")])
+    }
+
     private func health(detailed: Bool) throws -> HTTPResponse {
-        try reader.checkHealth()
+        let readiness = readinessResponse()
+        guard detailed, readiness.status == 200 else { return readiness }
         var health: [String: Any] = ["status": "ok", "database": "ok"]
-        guard detailed else { return Self.json(health) }
         let memory = residentMemory()
         if let total = memory.total { health["resident_bytes"] = total }
         if let server = memory.server { health["server_resident_bytes"] = server }
@@ -152,6 +229,8 @@ final class APIHandler: HTTPHandler, Sendable {
         switch route {
         case .health:
             return try health(detailed: true)
+        case .live, .ready:
+            return probe(route, request) ?? Self.json(["status": "ok"])
         case .metrics:
             metrics.set(gauge: "speakersync_resident_memory_bytes", [:], Double(residentMemory().total ?? 0))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8))

@@ -1,6 +1,11 @@
 /// The HTTP routes served beside the WebSocket on the same port.
 public enum APIRoute: Equatable, Sendable {
+    /// GET /healthz: readiness (open; details with a credential).
     case health
+    /// GET /livez: the process answers (open; never looks at PostgreSQL).
+    case live
+    /// GET /readyz: PostgreSQL answers and the server is not stopping (open).
+    case ready
     case providers
     case listConversations
     case conversation(id: String)
@@ -67,6 +72,8 @@ public enum APIRoute: Equatable, Sendable {
     public var name: String {
         switch self {
         case .health: "health"
+        case .live: "live"
+        case .ready: "ready"
         case .providers: "providers"
         case .listConversations: "list_conversations"
         case .conversation: "conversation"
@@ -105,6 +112,10 @@ public enum APIRoute: Equatable, Sendable {
     /// Matches a request line; unknown paths are 404 and known paths with another method 405.
     public static func match(method: String, path: String) -> Result<APIRoute, APIError> {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
+        // An id decoded to NUL would reach PostgreSQL, which cannot hold it.
+        if parts.contains(where: { $0.utf8.contains(0) }) {
+            return .failure(APIError(status: 400, code: "invalid_text", message: "the path is not UTF-8 text without NUL characters; text that PostgreSQL cannot store is refused"))
+        }
         let matched: (route: APIRoute, methods: [String])?
         switch parts.count {
         case 0: matched = (.console(file: ConsoleAssets.indexFile), ["GET", "HEAD"])
@@ -121,6 +132,8 @@ public enum APIRoute: Equatable, Sendable {
             matched = method == "POST" ? (.startTestRecording, ["POST"]) : (.listTestRecordings, ["GET", "HEAD", "POST"])
         case 3 where parts[0] == "v1" && parts[1] == "test-recordings": matched = (.testRecording(id: parts[2]), ["GET", "HEAD"])
         case 1 where parts[0] == "healthz": matched = (.health, ["GET", "HEAD"])
+        case 1 where parts[0] == "livez": matched = (.live, ["GET", "HEAD"])
+        case 1 where parts[0] == "readyz": matched = (.ready, ["GET", "HEAD"])
         case 1 where parts[0] == "metrics": matched = (.metrics, ["GET", "HEAD"])
         case 2 where parts == ["v1", "providers"]: matched = (.providers, ["GET", "HEAD"])
         case 2 where parts == ["v1", "conversations"]: matched = (.listConversations, ["GET", "HEAD"])
@@ -172,4 +185,9 @@ public struct APIError: Error, Equatable, Sendable {
     }
 
     public var jsonObject: [String: Any] { ["error": ["code": code, "message": message]] }
+
+    /// With the request's id, which the server's log carries too.
+    public func jsonObject(requestID: String) -> [String: Any] {
+        ["error": ["code": code, "message": message, "request_id": requestID]]
+    }
 }

@@ -16,6 +16,8 @@ struct LiveSession {
     let sessionToken: String
     /// Where this session's first sample lies on the conversation timeline.
     let audioOffsetSeconds: Double
+    /// The conversation existed before this session (a resume).
+    let isResumed: Bool
     var conversation: ConversationState
     var merger: TranscriptMerger
     var speakers: SpeakerRegistry
@@ -54,6 +56,7 @@ struct LiveSession {
         self.conversationID = conversationID
         self.sessionToken = String(UUID().uuidString.lowercased().prefix(8))
         self.merger = TranscriptMerger(config: merge)
+        self.isResumed = stored != nil
         if let stored {
             merger.restore(words: stored.words, turns: stored.turns.map(\.turn))
             speakers = SpeakerRegistry(speakers: stored.speakers, keyLabels: stored.keyLabels)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import SessionProtocol
 import Synchronization
@@ -18,6 +19,7 @@ final class SessionManager: WebSocketHandler, Sendable {
     /// The handshake's credential and limit check (service thread, memory only).
     func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission {
         guard let environment = environment.withLock({ $0 }) else { return .refuse(status: 503, reason: "server starting") }
+        if draining.load(ordering: .relaxed) { return .refuse(status: 503, reason: "server stopping") }
         return environment.access.admit(upgrade: request)
     }
 
@@ -58,20 +60,31 @@ final class SessionManager: WebSocketHandler, Sendable {
         runner.closed()
     }
 
-    /// The server is stopping: every open session is told so (an interrupted conversation then says
-    /// "the server stopped"), `closeConnections` closes the sockets, and this waits until each session
-    /// has stored what it had, at most `timeoutSeconds`. Returns the sessions still not done.
-    func stopSessions(timeoutSeconds: Double, closeConnections: () -> Void) -> Int {
+    /// The server is stopping: new upgrades are refused (503, retry later), every open session
+    /// stores what it has and then closes with `server_stopping` and 1001 (a session not started yet
+    /// closes at once), and this waits until each has stored its last step and until the closes are
+    /// written (the peers' connections are gone), at most `timeoutSeconds` in all. Returns the
+    /// sessions still not done.
+    func stopSessions(timeoutSeconds: Double) -> Int {
+        draining.store(true, ordering: .relaxed)
+        let deadline = DispatchTime.now() + timeoutSeconds
         let open = runners.withLock { Array($0.values) }
         let group = DispatchGroup()
         for runner in open {
             group.enter()
             runner.serverStopping { group.leave() }
         }
-        closeConnections()
-        guard group.wait(timeout: .now() + timeoutSeconds) == .timedOut else { return 0 }
-        return open.filter { !$0.isReleased }.count
+        let stored = group.wait(timeout: deadline) == .success
+        // The closes go out behind each session's last messages; wait for the transport to write
+        // them and the peers to answer (lws then reports each connection closed).
+        while connectionCount > 0, DispatchTime.now() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return stored ? 0 : open.filter { !$0.isReleased }.count
     }
+
+    /// Set once the server is stopping: upgrades are refused from then on.
+    private let draining = Atomic<Bool>(false)
 
     var connectionCount: Int { runners.withLock { $0.count } }
 

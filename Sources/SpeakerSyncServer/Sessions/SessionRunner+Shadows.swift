@@ -30,19 +30,11 @@ extension SessionRunner {
         return nil
     }
 
-    /// One instance per shadow provider, continuing its stored labelling when the conversation resumes.
-    /// Throws the protocol error to fail the start with.
-    func startShadows(_ session: inout LiveSession, resumed: Bool) throws(ProtocolError) {
+    /// One instance per shadow provider, continuing its stored labelling (`restored`, read by the
+    /// start) when the conversation resumes. Throws the protocol error to fail the start with.
+    func startShadows(_ session: inout LiveSession, restored: [String: LabellingRecord]) throws(ProtocolError) {
         for shadow in session.request.shadowProviders {
-            var restored: LabellingRecord?
-            if resumed {
-                do {
-                    restored = try environment.store.labelling(conversationID: session.conversationID, name: shadow)
-                } catch {
-                    logger.warning("cannot load the shadow's stored labelling; it starts afresh", metadata: ["shadow": "\(shadow)", "error": "\(error)"])
-                }
-            }
-            var labelling = ShadowLabelling(provider: shadow, merge: environment.merge, restored: restored, words: session.merger.words)
+            var labelling = ShadowLabelling(provider: shadow, merge: environment.merge, restored: restored[shadow], words: session.merger.words)
             do {
                 // Its own options (default none) and no known voices: a shadow answers "what would this
                 // provider do with this audio", which is the comparison a developer asks for.
@@ -69,7 +61,9 @@ extension SessionRunner {
         if let error = error as? PluginError, error.code == .providerUnavailable {
             return ProtocolError(.providerUnavailable, "shadow provider \(provider) is unavailable: \(error.message)")
         }
-        return ProtocolError(.providerFailed, "shadow provider \(provider) could not start: \(error)")
+        // A plugin's own error is the provider's words; anything else stays in the log.
+        let detail = (error as? PluginError).map { "\($0)" } ?? "an internal error"
+        return ProtocolError(.providerFailed, "shadow provider \(provider) could not start: \(detail)")
     }
 
     /// The session's audio (16 kHz) to every running shadow. A shadow further behind than the
@@ -78,7 +72,7 @@ extension SessionRunner {
         guard live != nil else { return }
         for index in live!.shadows.indices {
             guard let engine = live!.shadows[index].engine else { continue }
-            if engine.pendingSampleCount > environment.providerBacklogPauseSamples {
+            if engine.pendingSampleCount > environment.limits.providerBacklogPauseSamples {
                 let seconds = engine.pendingSampleCount / 16_000
                 stopShadow(at: index, reason: "fell \(seconds) s behind the audio; stopped so the session is not held back")
                 continue

@@ -1,0 +1,177 @@
+import Dispatch
+import Foundation
+import PluginHost
+import SessionProtocol
+import SpeakerSyncStore
+import TranscriptMerge
+
+/// How a session ends: finalize (everything stored, then the final transcript and 1000), teardown
+/// (stored as interrupted, resumable), the provider failing, and the server stopping (stored, then
+/// `server_stopping` and 1001). All on the queue.
+extension SessionRunner {
+    func finalize() {
+        guard live != nil else {
+            run(machine.finalizeCompleted())
+            return
+        }
+        live!.labelLatency.audioEnded(at: live!.nowSeconds)
+        for index in live!.shadows.indices { live!.shadows[index].labelLatency.audioEnded(at: live!.nowSeconds) }
+        finishAnalysis { [self] in
+            guard live != nil else { return }
+            live!.finalized = true
+            live!.conversation.status = .finalized
+            var step = PersistStep()
+            step.conversation = live!.currentConversation
+            step.conversationEnded = true
+            step.labellings = labellings(interruptedReason: nil)
+            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
+            // 1000 promises the conversation is safe: it waits for this commit, which comes after every
+            // earlier step's (the writer keeps a conversation's order).
+            persist(step, delivery: .committedOnly) { [self] stored in
+                guard let live else { return }
+                run(machine.send(.speakers(wireSpeakers(live.speakers))))
+                sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
+                run(machine.send(.stats(self.live!.stats())))
+                logger.info("session finalized", metadata: live.summaryMetadata)
+                release()
+                run(machine.finalizeCompleted())
+            }
+        }
+    }
+
+    /// The connection ended without finalize: label what can be labelled and store it as interrupted,
+    /// so a reconnect with the same conversation_id continues where this left off. `waitForAnalysis`
+    /// false (the server stopping) stores what the session has now instead of waiting for the
+    /// provider's final turns. `then` runs once the step's first outcome is known.
+    func teardown(reason: String, waitForAnalysis: Bool = true, then: (@Sendable (_ stored: Bool) -> Void)? = nil) {
+        guard live != nil, !released, !tearingDown else { return }
+        tearingDown = true
+        let store = { [self] in
+            guard live != nil else { return }
+            live!.finalized = true
+            live!.conversation.status = .interrupted
+            live!.conversation.statusReason = reason
+            var step = PersistStep()
+            step.conversation = live!.currentConversation
+            step.labellings = labellings(interruptedReason: reason)
+            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
+            persist(step, delivery: .firstOutcome) { [self] stored in
+                if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
+                then?(stored)
+                release()
+            }
+        }
+        if !waitForAnalysis {
+            live!.engine?.close()
+            live!.engine = nil
+            for index in live!.shadows.indices { live!.shadows[index].stop(reason: reason) }
+            afterAnalysis = nil
+            store()
+        } else if afterAnalysis != nil {
+            // A finalize is waiting for the provider and recogniser already: store as interrupted when
+            // they are done.
+            afterAnalysis = store
+        } else {
+            finishAnalysis(then: store)
+        }
+    }
+
+    /// The server is stopping. A started session stops reading, stores what it has (without waiting
+    /// for the provider's final turns: a stop must be quick), then sends `server_stopping` and closes
+    /// with 1001, resumable; a session not started yet is told at once. `done` runs once the session
+    /// has stored its last step.
+    func serverStopping(_ done: @escaping @Sendable () -> Void) {
+        queue.async {
+            if self.endReason == nil { self.endReason = "the server stopped" }
+            let stopping = ProtocolError(.serverStopping, "the server is stopping")
+            guard let session = self.live, self.starting == nil, !self.released, !self.tearingDown else {
+                self.run(self.machine.failed(ProtocolError(.serverStopping, "the server is stopping; connect again to start")))
+                self.whenReleased(done)
+                return
+            }
+            self.gate.pause(.stopping)
+            let conversationID = session.conversationID
+            self.teardown(reason: self.endReason!, waitForAnalysis: false) { [weak self] stored in
+                guard let self else { return }
+                let resume = stored
+                    ? "everything acknowledged is stored; reconnect with conversation_id \(conversationID) to resume"
+                    : "PostgreSQL is unavailable: words not acknowledged were not stored; reconnect with conversation_id \(conversationID) to resume and resend them"
+                self.run(self.machine.failed(ProtocolError(stopping.code, "\(stopping.message): \(resume)")))
+            }
+            self.whenReleased(done)
+        }
+    }
+
+    /// Runs `body` once this session has stored its last step and released its conversation
+    /// (at once when it never started one).
+    func whenReleased(_ body: @escaping @Sendable () -> Void) {
+        if (live == nil && starting == nil) || released { body() } else { releaseWaiters.append(body) }
+    }
+
+    /// Asks the provider for its final turns (flushing the resampler's tail first) and the speech
+    /// recogniser for its last utterance, both at once, and runs `body` once both are applied (at once
+    /// when there is neither, or they are done or failed already). Each is asked only once, so a
+    /// teardown that follows an abandoned finalize waits for what is still under way.
+    func finishAnalysis(then body: @escaping () -> Void) {
+        afterAnalysis = body
+        if live != nil, !providerFinishing {
+            providerFinishing = true
+            var tail: [Float] = []
+            if var resampler = live!.resampler {
+                tail = resampler.flush()
+                live!.resampler = resampler
+            }
+            if let engine = live!.engine {
+                if !tail.isEmpty { engine.push(samples: tail) }
+                engine.finalize()
+            }
+            finishShadows(tail: tail)
+        }
+        if let recognizer = live?.recognizer, !recognizerFinishing {
+            recognizerFinishing = true
+            recognizer.finish()
+        }
+        runAfterAnalysisIfDone()
+    }
+
+    /// Runs the waiting finalize or teardown once neither the provider nor the recogniser is left.
+    func runAfterAnalysisIfDone() {
+        guard live?.engine == nil, live?.recognizer == nil, live?.shadows.contains(where: \.isRunning) != true,
+              let body = afterAnalysis else { return }
+        afterAnalysis = nil
+        body()
+    }
+
+    /// The provider failed (a plugin error, or its worker crashed or hung): the session ends with
+    /// `provider_failed` (1011) and what it has is stored as interrupted, so the device can resume,
+    /// with this provider or another.
+    func providerFailed(_ error: PluginError) {
+        logger.error("provider failed", metadata: ["error": "\(error)"])
+        environment.metrics.increment("speakersync_provider_failures_total",
+                                      ["provider": live?.request.provider ?? "unknown", "code": error.code.rawValue])
+        live?.engine?.close()
+        live?.engine = nil
+        if tearingDown {
+            // The connection had ended already; the waiting teardown stores the conversation as
+            // interrupted (once the recogniser, if any, is done too).
+            runAfterAnalysisIfDone()
+            return
+        }
+        // A finalize waiting for the final turns is abandoned: the fatal error tears the session down
+        // instead, which stores it as interrupted, not finalized.
+        afterAnalysis = nil
+        let message = error.code == .providerCrashed || error.code == .providerHung
+            ? error.message : "the diarization provider failed: \(error)"
+        endReason = message
+        run(machine.failed(ProtocolError(.providerFailed, message)))
+    }
+
+    func release() {
+        guard let live, !released else { return }
+        released = true
+        environment.claims.release(live.conversationID, by: self)
+        let waiters = releaseWaiters
+        releaseWaiters = []
+        for waiter in waiters { waiter() }
+    }
+}
