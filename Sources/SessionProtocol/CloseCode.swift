@@ -31,4 +31,12 @@ public enum CloseCode {
     /// Application code: the device already runs as many sessions as the server allows at once
     /// (like HTTP 429); retry when one of them ends.
     public static let tooManySessions: UInt16 = 4029
+    /// Application code: the server closed a client that did not read what it was sent (its outgoing
+    /// backlog passed the cap for longer than the grace period). Stored data is kept; reconnect, resume
+    /// and read.
+    public static let slowReader: UInt16 = 4008
+    /// Application code: the server cannot take the session now (storage unavailable at the start);
+    /// nothing was accepted. Retry later with backoff. (1013 "Try Again Later" would say the same, but
+    /// see `providerUnavailable` for why RFC codes above 1011 do not reach every client.)
+    public static let tryAgainLater: UInt16 = 4013
 }
