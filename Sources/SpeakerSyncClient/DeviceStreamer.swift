@@ -42,7 +42,9 @@ public struct DeviceStreamConfig: Sendable {
     /// What to do when the connection drops: `.never` (one connection; tests of a single session) or
     /// reconnect and resume (`speakersync stream`, `eval`, `demo`: they survive a server restart).
     public var reconnect: ReconnectPolicy
-    /// How long to keep trying to start the session at all (the server may be restarting).
+    /// How long to keep trying to start the session at all (the server may be restarting): with
+    /// reconnects, the session ends with an error when no `session` came within this long of starting,
+    /// whatever the retries are doing (SpeakerSyncKit's `startTimeoutSeconds`).
     public var startTimeoutSeconds: Double
     /// Told every connection state change (connected, resuming, offline, finished), in order.
     public var onState: (@Sendable (ConnectionState) -> Void)?
@@ -102,7 +104,27 @@ public struct StreamReport: Sendable {
 
 public struct DeviceStreamError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    public init(_ description: String) { self.description = description }
+    /// How the session ended, when the error is that it ended without finalizing.
+    public var outcome: SessionOutcome?
+    public init(_ description: String, outcome: SessionOutcome? = nil) {
+        self.description = description
+        self.outcome = outcome
+    }
+
+    /// One line for a session that ended without finalizing; `serverErrors` are the `error` messages
+    /// it received ("code: message; …").
+    static func describing(_ outcome: SessionOutcome, serverErrors: String) -> DeviceStreamError {
+        let text = switch outcome {
+        case .refused(let failure):
+            "the session was refused: \(failure)"
+        case .stopped(let code, let reason):
+            "the session stopped\(code.map { " (close code \($0))" } ?? ""): \(reason)"
+                + (serverErrors.isEmpty ? "" : " (server errors: \(serverErrors))")
+        case .finalized:
+            "the session was finalized"
+        }
+        return DeviceStreamError(text, outcome: outcome)
+    }
 }
 
 /// Streams a recording to SpeakerSync exactly as a phone would: a start message, audio in small
@@ -153,6 +175,10 @@ public final class DeviceStreamer: Sendable {
         kit.storeAudio = config.storeAudio
         kit.audioOffsetSeconds = config.audioOffsetSeconds
         kit.reconnect = config.reconnect
+        let reconnects = config.reconnect.maxAttempts != 0
+        // With reconnects the kit itself bounds the wait for the first session; with one connection
+        // `waitStarted` below does.
+        kit.startTimeoutSeconds = reconnects ? config.startTimeoutSeconds : nil
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in
             inbox.receivedText(text)
         }
@@ -165,7 +191,6 @@ public final class DeviceStreamer: Sendable {
         session.start()
         // One connection only: wait for it, so a refused start is an error right away. With
         // reconnects the device records on while the server is unreachable (the kit keeps it all).
-        let reconnects = config.reconnect.maxAttempts != 0
         if !reconnects { try await waitStarted(session, inbox: inbox) }
 
         // Times given on the conversation timeline; the session counts from its own first sample.
@@ -225,16 +250,9 @@ public final class DeviceStreamer: Sendable {
             session.stop()
             _ = await session.outcome()
         }
-        if reconnects, case .finished(let outcome) = session.connectionState, outcome != .finalized {
-            switch outcome {
-            case .refused(let code, _, let message), .stopped(let code, let message):
-                if inbox.sessionStarted == false || config.sendFinalize {
-                    let detail = inbox.errorSummary
-                    throw DeviceStreamError("the session ended (close code \(code.map(String.init) ?? "none")): \(detail.isEmpty ? message : detail)")
-                }
-            case .finalized:
-                break
-            }
+        if reconnects, case .finished(let outcome) = session.connectionState, outcome != .finalized,
+           inbox.sessionStarted == false || config.sendFinalize {
+            throw DeviceStreamError.describing(outcome, serverErrors: inbox.errorSummary)
         }
         var report = inbox.report(conversationID: config.conversationID ?? kit.conversationID, began: began)
         report.closeCode = session.lastCloseCode
@@ -253,22 +271,17 @@ public final class DeviceStreamer: Sendable {
             switch session.connectionState {
             case .connected:
                 return
+            case .finished(.finalized):
+                return
             case .finished(let outcome):
-                let detail = inbox.errorSummary
-                switch outcome {
-                case .refused(let code, _, let message), .stopped(let code, let message):
-                    var text = code.map { "the server closed the connection (code \($0)) \(detail.isEmpty ? message : detail)" }
-                        ?? "could not connect: \(message)"
-                    if config.url.hasPrefix("wss://"), code == nil {
-                        // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
-                        let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
-                            ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
-                        text += " (TLS: the certificate must be trusted and name this host; \(hint))"
-                    }
-                    throw DeviceStreamError(text)
-                case .finalized:
-                    return
+                var error = DeviceStreamError.describing(outcome, serverErrors: inbox.errorSummary)
+                if config.url.hasPrefix("wss://"), Self.neverConnected(outcome) {
+                    // lws reports a refused certificate only as "connect SSL err 1" (its log line has the reason).
+                    let hint = config.caFilePath.map { "the CA file \($0) must hold the certificate that issued the server's" }
+                        ?? "a self-signed server needs its certificate as the CA file (--ca-file)"
+                    error.description += " (TLS: the certificate must be trusted and name this host; \(hint))"
                 }
+                throw error
             default:
                 if pastDeadline {
                     session.stop()
@@ -276,6 +289,18 @@ public final class DeviceStreamer: Sendable {
                 }
                 try await Task.sleep(for: .milliseconds(2))
             }
+        }
+    }
+}
+
+extension DeviceStreamer {
+    /// Whether the outcome is a connection that never got as far as a close frame or an HTTP answer
+    /// (where a TLS failure shows).
+    static func neverConnected(_ outcome: SessionOutcome) -> Bool {
+        switch outcome {
+        case .refused(let failure): failure.httpStatus == nil && failure.closeCode == nil && failure.errorCode == nil
+        case .stopped(let code, _): code == nil
+        case .finalized: false
         }
     }
 }

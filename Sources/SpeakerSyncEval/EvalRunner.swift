@@ -26,8 +26,11 @@ public struct EvalConfig: Sendable {
     /// The credential the sessions and the memory probe present (a device token for
     /// `speakersync-eval`, or the admin key); nil for a server with `--auth off`.
     public var token: String?
-    /// The device the sessions run as (a device token's own device when `token` is one).
+    /// The device the sessions run as (a device token's own device when `token` is one:
+    /// `EvalDevice.resolve` finds it).
     public var deviceID: String
+    /// Each session must start within this long, whatever its reconnects are doing.
+    public var startTimeoutSeconds: Double = 60
     /// Whether a short warm-up session runs first so one-time costs are not charged to the first file;
     /// off for the console's test recordings (one file, and the warm-up would be a stored conversation).
     public var warmUp: Bool
@@ -45,16 +48,12 @@ public struct EvalConfig: Sendable {
         self.optionsJSON = optionsJSON
         self.chunkSeconds = 0.1
         self.memoryPollSeconds = 0.1
-        self.deviceID = "speakersync-eval"
+        self.deviceID = EvalDevice.defaultID
         self.warmUp = true
     }
 
     var listenURL: String { serverURL + "/v1/listen" }
-    var healthURL: String {
-        if serverURL.hasPrefix("wss://") { return "https://" + serverURL.dropFirst("wss://".count) + "/healthz" }
-        if serverURL.hasPrefix("ws://") { return "http://" + serverURL.dropFirst("ws://".count) + "/healthz" }
-        return serverURL + "/healthz"
-    }
+    var healthURL: String { CredentialIdentity.httpURL(forWebSocketURL: serverURL) + "/healthz" }
 }
 
 /// Streams recordings through a SpeakerSync server exactly as a device would (audio in 100 ms frames,
@@ -117,7 +116,7 @@ public final class EvalRunner: Sendable {
         streamConfig.token = config.token
         streamConfig.conversationID = recording.conversationID
         streamConfig.reconnect = .default // a recording survives a server restart (SpeakerSyncKit)
-        streamConfig.startTimeoutSeconds = 60
+        streamConfig.startTimeoutSeconds = config.startTimeoutSeconds
         streamConfig.speed = config.speed
         streamConfig.chunkSeconds = config.chunkSeconds
         streamConfig.optionsJSON = config.optionsJSON

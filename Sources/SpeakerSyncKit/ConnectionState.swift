@@ -16,9 +16,11 @@ public enum ConnectionState: Sendable, Equatable {
 public enum SessionOutcome: Sendable, Equatable {
     /// The server stored everything and closed with 1000.
     case finalized
-    /// The server refused the session for a reason retrying cannot fix (a bad start, an unknown
-    /// provider, a revoked token, 401): the code and message it gave.
-    case refused(closeCode: UInt16?, code: String?, message: String)
-    /// The reconnect policy gave up, or the app cancelled; `closeCode` is the last connection's.
+    /// The session stopped at once on a failure retrying cannot fix (`FailureClassification`: a wrong
+    /// URL, a refused credential, a bad start, an unknown or unavailable provider, text the server cannot
+    /// store): the HTTP status or close code, the error code and the message, in one printable value.
+    case refused(ConnectionFailure)
+    /// The reconnect policy gave up, no session started within `startTimeoutSeconds`, or the app
+    /// cancelled; `closeCode` is the last connection's.
     case stopped(closeCode: UInt16?, reason: String)
 }

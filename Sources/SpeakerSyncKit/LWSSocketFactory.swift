@@ -1,5 +1,6 @@
 #if canImport(WebSocketTransport)
 import Logging
+import Synchronization
 import WebSocketTransport
 
 /// Sockets over the libwebsockets client (Linux): one client, and its service thread, for every
@@ -25,12 +26,22 @@ public final class LWSSocketFactory: SessionSocketFactory {
 
     private final class Handler: WebSocketClientHandler {
         let events: @Sendable (SessionSocketEvent) -> Void
+        /// Set once the upgrade was refused: that event ends the connection, so the transport's
+        /// `disconnected` right after it says nothing more.
+        private let refused = Atomic<Bool>(false)
         init(events: @escaping @Sendable (SessionSocketEvent) -> Void) { self.events = events }
         func connected(_ connection: ConnectionID) { events(.opened) }
         func received(_ connection: ConnectionID, message: WebSocketMessage) {
             if case .text(let text) = message { events(.text(text)) }
         }
-        func disconnected(_ connection: ConnectionID, code: UInt16?, reason: String?) { events(.closed(code: code, reason: reason)) }
+        func upgradeRefused(_ connection: ConnectionID, _ refusal: UpgradeRefusal) {
+            refused.store(true, ordering: .relaxed)
+            events(.upgradeRefused(status: refusal.status, retryAfter: refusal.retryAfter, reason: refusal.reason))
+        }
+        func disconnected(_ connection: ConnectionID, code: UInt16?, reason: String?) {
+            guard !refused.load(ordering: .relaxed) else { return }
+            events(.closed(code: code, reason: reason))
+        }
     }
 
     private final class Socket: SessionSocket {

@@ -13,6 +13,9 @@ public enum SessionSocketEvent: Sendable {
     case text(String)
     /// The connection ended, or never came up (`code` nil, `reason` says why).
     case closed(code: UInt16?, reason: String?)
+    /// The server answered the upgrade with this HTTP status instead of 101, with its `Retry-After`
+    /// header if it sent one; the connection is over (no `closed` follows).
+    case upgradeRefused(status: Int, retryAfter: String?, reason: String)
 }
 
 /// Opens sockets: libwebsockets on Linux (`LWSSocketFactory`), URLSession on Apple platforms.

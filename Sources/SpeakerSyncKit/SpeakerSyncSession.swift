@@ -42,6 +42,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     private var lastError: (code: String, message: String)?
     private var state: ConnectionState = .connecting
     private var reconnectWork: DispatchWorkItem?
+    private var startTimer: DispatchWorkItem?
+    /// Why the last connection ended, for the start timeout's message.
+    private var lastDropReason: String?
     private var sessionsStarted = 0
 
     /// The last connection's close code (nil: it never got a close frame).
@@ -54,6 +57,8 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         var live = false
         var finalizeSent = false
         var openTimer: DispatchWorkItem?
+        /// The fatal `error` the server sent on this connection: it decides over the close code that follows.
+        var fatalError: (code: String, message: String)?
         init(serial: Int, socket: any SessionSocket) {
             self.serial = serial
             self.socket = socket
@@ -80,8 +85,23 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     // MARK: The app's side
 
     /// Starts connecting; audio and words given before the session is up are sent once it is.
+    /// A start the server could not store (a NUL in the conversation id, device id, language or
+    /// provider) ends the session `refused` with `invalid_text` without connecting.
     public func start() {
-        queue.async { self.connect() }
+        queue.async {
+            guard self.outcome == nil, self.startTimer == nil else { return }
+            if let problem = UnstorableText.problem(fields: [
+                ("conversation_id", self.config.conversationID), ("device_id", self.config.deviceID),
+                ("provider", self.config.provider), ("language", self.config.language), ("asr", self.config.asr),
+            ] + self.config.shadowProviders.map { ("shadow_providers", $0) }) {
+                self.end(.refused(ConnectionFailure(errorCode: "invalid_text", message: problem + UnstorableText.consequence)))
+                return
+            }
+            let timer = DispatchWorkItem { [weak self] in self?.startTimedOut() }
+            self.startTimer = timer
+            if let limit = self.config.startTimeoutSeconds { self.queue.asyncAfter(deadline: .now() + max(0, limit), execute: timer) }
+            self.connect()
+        }
     }
 
     /// Mono samples in -1…1 at `config.sampleRate` (PCM formats; Opus goes through `send(pcm:sampleCount:)`).
@@ -100,9 +120,17 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     }
 
     /// An ASR result (volatile or final); a later call with the same `resultID` replaces it.
+    ///
+    /// A result holding text the server cannot store (U+0000 in a word or the id) is dropped here, not
+    /// queued: `events` gets a non-fatal `error` `invalid_text` naming it, and an earlier version of the
+    /// same `resultID`, if one was sent, stands. The session goes on.
     public func send(words: [SpokenWord], resultID: String, isFinal: Bool) {
         queue.async {
             guard self.outcome == nil else { return }
+            if let problem = UnstorableText.problem(resultID: resultID, words: words) {
+                self.refuseLocally(problem)
+                return
+            }
             self.ledger.record(resultID: resultID, words: words, isFinal: isFinal)
             if let connection = self.connection, connection.live, let origin = self.origin {
                 connection.socket.send(text: Self.wordsMessage(resultID: resultID, words: words, isFinal: isFinal, origin: origin))
@@ -110,10 +138,15 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         }
     }
 
-    /// Speaker turns the device computed (provider `device`).
+    /// Speaker turns the device computed (provider `device`). A batch with a speaker key the server
+    /// cannot store (U+0000) is dropped with an `invalid_text` event, as for words.
     public func send(segments: [SpeakerSyncSegment]) {
         queue.async {
             guard self.outcome == nil, !segments.isEmpty else { return }
+            if let problem = UnstorableText.problem(fields: segments.map { ("segment speaker", $0.speaker) }) {
+                self.refuseLocally(problem)
+                return
+            }
             self.ledger.record(segments)
             if let connection = self.connection, connection.live, let origin = self.origin {
                 connection.socket.send(text: Self.segmentsMessage(segments, origin: origin))
@@ -121,12 +154,14 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         }
     }
 
+    /// Names a speaker (a NUL in either is refused with an `invalid_text` event, as for words).
     public func renameSpeaker(_ label: String, to name: String) {
-        control(Self.json(["type": "rename_speaker", "speaker": label, "name": name]))
+        control(Self.json(["type": "rename_speaker", "speaker": label, "name": name]),
+                fields: [("speaker", label), ("name", name)])
     }
 
     public func mergeSpeakers(_ from: String, into: String) {
-        control(Self.json(["type": "merge_speakers", "from": from, "into": into]))
+        control(Self.json(["type": "merge_speakers", "from": from, "into": into]), fields: [("from", from), ("into", into)])
     }
 
     /// Finalizes once everything given so far is sent (reconnecting as often as it takes), and returns
@@ -185,12 +220,19 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     /// How many `session` messages arrived (1 + the resumes).
     public var sessionCount: Int { queue.sync { sessionsStarted } }
 
+    /// How many connections the session has opened (attempts, successful or not).
+    public var connectionAttempts: Int { queue.sync { connectionSerial } }
+
     /// Audio the retention had to drop (seconds): what a very long outage could not keep.
     public var droppedAudioSeconds: Double { queue.sync { Double(audio.droppedSamples) / Double(config.sampleRate) } }
 
-    private func control(_ text: String) {
+    private func control(_ text: String, fields: [(name: String, value: String?)]) {
         queue.async {
             guard self.outcome == nil else { return }
+            if let problem = UnstorableText.problem(fields: fields) {
+                self.refuseLocally(problem)
+                return
+            }
             if let connection = self.connection, connection.live { connection.socket.send(text: text) } else { self.pendingControls.append(text) }
         }
     }
@@ -213,15 +255,35 @@ public final class SpeakerSyncSession: @unchecked Sendable {
                 guard let self, let connection, !connection.live, self.connection === connection else { return }
                 self.logger.info("no session within the open timeout; retrying", metadata: ["seconds": "\(self.config.openTimeoutSeconds)"])
                 connection.socket.close(code: 1001, reason: "open timeout")
-                self.dropped(connection, code: nil, reason: "no session within \(self.config.openTimeoutSeconds) s")
+                self.dropped(connection, code: nil, reason: "the server did not start a session within \(Self.seconds(self.config.openTimeoutSeconds))")
             }
             connection.openTimer = timer
             queue.asyncAfter(deadline: .now() + config.openTimeoutSeconds, execute: timer)
             self.connection = connection
         } catch {
             // A URL that cannot be parsed will not parse on the next attempt either.
-            end(.refused(closeCode: nil, code: nil, message: "\(error)"))
+            end(.refused(ConnectionFailure(message: "\(error)")))
         }
+    }
+
+    /// What the server would refuse with `invalid_text` is refused here, before it is queued.
+    private func refuseLocally(_ problem: String) {
+        let message = problem + UnstorableText.consequence
+        logger.warning("refused text the server cannot store", metadata: ["problem": "\(problem)"])
+        continuation.yield(.error(code: "invalid_text", message: message, fatal: false))
+    }
+
+    /// No session started within `config.startTimeoutSeconds` of `start()`.
+    private func startTimedOut() {
+        guard outcome == nil, sessionsStarted == 0, let limit = config.startTimeoutSeconds else { return }
+        let attempts = connectionSerial == 1 ? "1 attempt" : "\(connectionSerial) attempts"
+        let last = lastDropReason.map { "; last: \($0)" } ?? (connection != nil ? "; the server has not answered" : "")
+        logger.info("no session within the start timeout; giving up", metadata: ["seconds": "\(limit)", "attempts": "\(connectionSerial)"])
+        end(.stopped(closeCode: _lastCloseCode, reason: "no session within \(Self.seconds(limit)) of starting (\(attempts)\(last))"))
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
     private func handle(_ event: SessionSocketEvent, serial: Int) {
@@ -234,6 +296,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
             received(text, on: connection)
         case .closed(let code, let reason):
             dropped(connection, code: code, reason: reason)
+        case .upgradeRefused(let status, let retryAfter, let reason):
+            dropped(connection, code: nil, reason: reason, httpStatus: status,
+                    retryAfterSeconds: retryAfter.flatMap { RetryAfter.seconds($0) })
         }
     }
 
@@ -287,7 +352,10 @@ public final class SpeakerSyncSession: @unchecked Sendable {
             let code = object["code"] as? String ?? "unknown"
             let message = object["message"] as? String ?? ""
             let fatal = object["fatal"] as? Bool == true
-            if fatal { lastError = (code, message) }
+            if fatal {
+                lastError = (code, message)
+                connection.fatalError = (code, message)
+            }
             continuation.yield(.error(code: code, message: message, fatal: fatal))
         case "stats":
             continuation.yield(.stats(text))
@@ -320,6 +388,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         connection.live = true
         attempt = 0
         sessionsStarted += 1
+        startTimer?.cancel()
         for frame in frames { connection.socket.send(binary: frame.bytes) }
         let resumeSeconds = offset - origin
         let segments = ledger.segments(endingAfter: resumeSeconds)
@@ -340,8 +409,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         connection.socket.send(text: Self.json(["type": "finalize"]))
     }
 
-    /// A connection ended: done, refused for good, or to be resumed after a backoff.
-    private func dropped(_ connection: Connection, code: UInt16?, reason: String?) {
+    /// A connection ended: done, refused for good (`FailureClassification`), or to be resumed after a backoff.
+    private func dropped(_ connection: Connection, code: UInt16?, reason: String?, httpStatus: Int? = nil,
+                         retryAfterSeconds: Double? = nil) {
         guard self.connection === connection else { return }
         connection.openTimer?.cancel()
         self.connection = nil
@@ -349,16 +419,24 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         if connection.finalizeSent, code == 1000 { end(.finalized); return }
         if stopRequested { end(.stopped(closeCode: code, reason: reason ?? "stopped by the app")); return }
         if forcedOffsetSeconds != nil, code == 1000 { connect(); return } // our own close, to resume after a gap
-        if Self.isRefusal(code: code, reason: reason, wasLive: connection.live) {
-            end(.refused(closeCode: code, code: lastError?.code, message: lastError?.message ?? reason ?? "refused"))
+        let failure = ConnectionFailure(
+            httpStatus: httpStatus, closeCode: code, errorCode: connection.fatalError?.code,
+            message: connection.fatalError?.message ?? reason.flatMap { $0.isEmpty ? nil : $0 } ?? code.map { "closed with \($0)" } ?? "connection lost",
+            retryAfterSeconds: retryAfterSeconds)
+        lastDropReason = failure.description
+        guard case .retryable(let notBefore) = FailureClassification(failure) else {
+            logger.info("refused; not retrying", metadata: ["failure": "\(failure)"])
+            end(.refused(failure))
             return
         }
         attempt += 1
-        guard let delay = config.reconnect.delay(attempt: attempt, unit: Double.random(in: 0..<1)) else {
+        guard let backoff = config.reconnect.delay(attempt: attempt, unit: Double.random(in: 0..<1)) else {
             end(.stopped(closeCode: code, reason: reason ?? lastError.map { "\($0.code): \($0.message)" } ?? "connection lost"))
             return
         }
-        let why = reason ?? code.map { "closed with \($0)" } ?? "connection lost"
+        // The server's Retry-After is a floor under the backoff: coming back sooner would be refused again.
+        let delay = max(backoff, notBefore ?? 0)
+        let why = httpStatus.map { _ in failure.description } ?? reason ?? code.map { "closed with \($0)" } ?? "connection lost"
         setState(connection.live ? .resuming(attempt: attempt) : .offline(retryInSeconds: delay, attempt: attempt, reason: why))
         logger.info("connection lost; reconnecting", metadata: ["attempt": "\(attempt)", "delay_seconds": "\(delay)", "reason": "\(why)"])
         let work = DispatchWorkItem { [weak self] in self?.connect() }
@@ -366,19 +444,11 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         queue.asyncAfter(deadline: .now() + delay, execute: work)
     }
 
-    /// Close codes and handshake failures that retrying cannot fix (docs/protocol.md, docs/security.md):
-    /// a start the server cannot take, an unknown provider or another device, an oversized frame, a
-    /// revoked credential; and an upgrade refused as unauthorized.
-    static func isRefusal(code: UInt16?, reason: String?, wasLive: Bool) -> Bool {
-        if let code, [1003, 1007, 1008, 1009, 4003].contains(code) { return true }
-        if code == nil, !wasLive, let reason = reason?.lowercased(), reason.contains("unauthorized") || reason.contains("403") { return true }
-        return false
-    }
-
     private func end(_ result: SessionOutcome) {
         guard outcome == nil else { return }
         outcome = result
         reconnectWork?.cancel()
+        startTimer?.cancel()
         connection?.openTimer?.cancel()
         connection?.socket.close(code: 1001, reason: "session ended")
         connection = nil

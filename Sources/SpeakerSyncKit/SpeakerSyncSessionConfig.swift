@@ -36,6 +36,11 @@ public struct SpeakerSyncSessionConfig: Sendable {
     public var retentionSeconds: Double
     /// A connection that has not started its session within this long is dropped and retried.
     public var openTimeoutSeconds: Double
+    /// The first session must start within this long of `start()`, whatever the retries are doing,
+    /// or the session ends `.stopped` with the reason (a command-line tool's bound on "is the server
+    /// there at all"). nil: keep trying for as long as the reconnect policy does (a device that records
+    /// offline and uploads later).
+    public var startTimeoutSeconds: Double?
     /// A folder for retained audio on disk (a subfolder per conversation, files of a minute each,
     /// deleted as the server stores them); nil keeps it in memory. On a phone: the app's caches folder.
     public var spoolDirectory: URL?
@@ -57,6 +62,7 @@ public struct SpeakerSyncSessionConfig: Sendable {
         self.retentionSeconds = 900
         // Generous: a first session may wait for a provider worker to start and load its models.
         self.openTimeoutSeconds = 30
+        self.startTimeoutSeconds = nil
         self.spoolDirectory = nil
     }
 }

@@ -44,6 +44,15 @@ public final class URLSessionSocketFactory: SessionSocketFactory {
                     if case .string(let text) = message { self.events(.text(text)) }
                     self.receive()
                 case .failure(let error):
+                    // A handshake the server answered with another status than 101 fails the task with
+                    // no close code; its HTTP response is kept on the task, so the status (404, 401,
+                    // 503…) and Retry-After reach the session as they do from libwebsockets.
+                    if self.task.closeCode == .invalid, let response = self.task.response as? HTTPURLResponse,
+                       response.statusCode != 101 {
+                        self.events(.upgradeRefused(status: response.statusCode, retryAfter: response.value(forHTTPHeaderField: "Retry-After"),
+                                                    reason: error.localizedDescription))
+                        return
+                    }
                     let code = self.task.closeCode == .invalid ? nil : UInt16(self.task.closeCode.rawValue)
                     self.events(.closed(code: code, reason: error.localizedDescription))
                 }

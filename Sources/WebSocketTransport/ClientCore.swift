@@ -99,6 +99,14 @@ final class ClientCore: @unchecked Sendable {
             return 0
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let message = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
+            // lws 4.1.6 words every non-101 answer "HS: ws upgrade response not 101" (401: "…
+            // unauthorized"); the response's headers are still attached here, so its status is read
+            // from them (0: no response at all, e.g. a refused TCP connection).
+            let status = Int(lws_http_client_http_response(wsi))
+            if status != 0, status != 101, let connection = connections[LWS.connectionID(wsi)] {
+                connection.handler.upgradeRefused(ConnectionID(rawValue: connection.id), UpgradeRefusal(
+                    status: status, retryAfter: LWS.header(wsi, WSI_TOKEN_HTTP_RETRY_AFTER), reason: message))
+            }
             finish(LWS.connectionID(wsi), code: nil, reason: message)
             return 0
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:

@@ -53,6 +53,12 @@ struct EvalCommand: AsyncParsableCommand {
     @OptionGroup var credential: ClientCredentialOptions
     @OptionGroup var tls: CAFileOption
 
+    @Option(name: .customLong("device-id"), help: "The device the sessions run as. Default: with --url and a device token, the token's device (GET /v1/whoami); else speakersync-eval.")
+    var deviceID: String?
+
+    @Option(name: .customLong("start-timeout"), help: "Seconds each recording's session may take to start, whatever its reconnects are doing; then eval stops with the reason.")
+    var startTimeout: Double = 60
+
     @Flag(help: "Print the report as JSON.")
     var json = false
 
@@ -64,6 +70,7 @@ struct EvalCommand: AsyncParsableCommand {
     func validate() throws {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed must be 0 (as fast as possible) or positive") }
+        guard startTimeout > 0 else { throw ValidationError("--start-timeout must be positive") }
     }
 
     func run() async throws {
@@ -78,8 +85,16 @@ struct EvalCommand: AsyncParsableCommand {
         var app: SpeakerSyncApplication?
         let serverURL: String
         var token = credential.token
+        var device = deviceID ?? EvalDevice.defaultID
+        // Our own TLS server is usually self-signed: without --ca-file, trust its certificate.
+        let caFile = tls.caFile ?? (url == nil ? server.tlsCertificate : nil)
         if let url {
             serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+            do {
+                device = try EvalDevice.resolve(given: deviceID, serverURL: serverURL, token: token, caFilePath: caFile)
+            } catch {
+                throw CommandFailure("\(error)")
+            }
         } else {
             var config = try server.makeConfig()
             if config.port == 8080 { config.port = 0 }
@@ -87,16 +102,16 @@ struct EvalCommand: AsyncParsableCommand {
             let port = try started.start()
             app = started
             serverURL = "\(server.isTLS ? "wss" : "ws")://127.0.0.1:\(port)"
-            if config.access.mode == .required { token = try started.createDeviceToken(deviceID: "speakersync-eval", label: "speakersync eval") }
+            if config.access.mode == .required { token = try started.createDeviceToken(deviceID: device, label: "speakersync eval") }
         }
         defer { app?.shutdown() }
-        // Our own TLS server is usually self-signed: without --ca-file, trust its certificate.
-        let caFile = tls.caFile ?? (url == nil ? server.tlsCertificate : nil)
         let client = try WebSocketClient(caFilePath: caFile, tls: serverURL.hasPrefix("wss://"), logger: logger)
         defer { client.shutdown() }
         var config = EvalConfig(serverURL: serverURL, provider: provider, speed: speed == 0 ? nil : speed,
                                 concurrency: concurrency, optionsJSON: options)
         config.token = token
+        config.deviceID = device
+        config.startTimeoutSeconds = startTimeout
         config.caFilePath = caFile
         config.shadowProviders = shadows
         let total = recordings.reduce(0) { $0 + $1.audioSeconds }

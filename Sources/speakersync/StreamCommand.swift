@@ -48,7 +48,7 @@ struct StreamCommand: AsyncParsableCommand {
 
     @OptionGroup var credential: ClientCredentialOptions
 
-    @Option(name: .customLong("start-timeout"), help: "Seconds to keep trying to reach the server before the first session starts.")
+    @Option(name: .customLong("start-timeout"), help: "Seconds the first session may take to start, whatever the retries are doing; then stream exits non-zero with the reason.")
     var startTimeout: Double = 30
 
     @Option(name: .customLong("device-id"), help: "Default: the device token's device (omitted from the start), else speakersync-cli.")
@@ -70,6 +70,7 @@ struct StreamCommand: AsyncParsableCommand {
     enum ASRChoice: String, ExpressibleByArgument { case device, server }
 
     func validate() throws {
+        guard startTimeout > 0 else { throw ValidationError("--start-timeout must be positive") }
         switch (asr, words) {
         case (.device, nil): throw ValidationError("--words is required (or let the server recognise the words: --asr server)")
         case (.server, _?): throw ValidationError("--asr server makes the server recognise the words; give no --words")

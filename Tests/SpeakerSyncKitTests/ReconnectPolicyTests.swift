@@ -21,15 +21,4 @@ import Testing
         #expect(three.delay(attempt: 4, unit: 0.3) == nil)
         #expect(ReconnectPolicy.default.delay(attempt: 10_000, unit: 0.3) != nil)
     }
-
-    @Test func refusalsAreTheCodesRetryingCannotFix() {
-        for code: UInt16 in [1003, 1007, 1008, 1009, 4003] {
-            #expect(SpeakerSyncSession.isRefusal(code: code, reason: nil, wasLive: true), "\(code)")
-        }
-        for code: UInt16? in [nil, 1001, 1006, 1011, 4000, 4001, 4029] {
-            #expect(!SpeakerSyncSession.isRefusal(code: code, reason: "connection lost", wasLive: true), "\(String(describing: code))")
-        }
-        #expect(SpeakerSyncSession.isRefusal(code: nil, reason: "HS: ws upgrade unauthorized", wasLive: false))
-        #expect(!SpeakerSyncSession.isRefusal(code: nil, reason: "Unable to connect", wasLive: false))
-    }
 }

@@ -135,7 +135,7 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         first.events(.text(#"{"type":"error","code":"unknown_provider","message":"no such provider","fatal":true}"#))
         first.events(.closed(code: 1008, reason: "unknown_provider"))
         let outcome = await Self.outcome(of: session)
-        #expect(outcome == .refused(closeCode: 1008, code: "unknown_provider", message: "no such provider"))
+        #expect(outcome == .refused(ConnectionFailure(closeCode: 1008, errorCode: "unknown_provider", message: "no such provider")))
         try await Task.sleep(for: .milliseconds(100))
         #expect(sockets.sockets.count == 1)
     }
