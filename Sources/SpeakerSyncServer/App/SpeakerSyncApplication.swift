@@ -25,6 +25,7 @@ public final class SpeakerSyncApplication: Sendable {
         var sessions: SessionManager
         var providers: any ProviderHost
         var credentials: CredentialService
+        var jobs: BackgroundJobs
         var port: Int
         var connectionString: String
     }
@@ -103,8 +104,8 @@ public final class SpeakerSyncApplication: Sendable {
             if config.access.mode == .off {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
-            let testRecordings = TestRecordingService(logger: logger)
-            let rediarization = DiarizationJobService(directory: backend, providers: plugins, merge: config.merge, logger: logger)
+            let testRecordings = TestRecordingService(queue: backend.jobs, logger: logger)
+            let rediarization = DiarizationJobService(queue: backend.jobs, directory: backend, providers: plugins, merge: config.merge, logger: logger)
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
                                  metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
@@ -130,9 +131,10 @@ public final class SpeakerSyncApplication: Sendable {
             credentials.startRefreshing(every: config.access.refreshSeconds)
             let port = try server.start()
             testRecordings.bind(Self.loopbackEndpoint(host: config.host, port: port, tls: tls))
+            rediarization.startRunning()
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
-                             credentials: credentials, port: port,
+                             credentials: credentials, jobs: BackgroundJobs(rediarization: rediarization, testRecordings: testRecordings), port: port,
                              connectionString: connectionString)
             }
             logger.info("providers", metadata: [
@@ -188,6 +190,7 @@ public final class SpeakerSyncApplication: Sendable {
             value = nil
             return current
         }) else { return }
+        running.jobs.shutdown() // first: see BackgroundJobs.shutdown
         // Sessions store what they have as interrupted (resumable) before the providers and the store stop.
         let unfinished = running.sessions.stopSessions(timeoutSeconds: 10) { running.server.shutdown() }
         if unfinished > 0 {
