@@ -19,7 +19,7 @@ CREATE TABLE jobs (
     failure_reason  text,                           -- why it failed (the provider's error, an interrupted run)
     result          text,                           -- JSON: a re-diarization's figures, a test recording's report
     attempts        integer NOT NULL DEFAULT 0,     -- runs started and cut off or finished (an orderly stop gives its run back)
-    server_instance integer,                        -- the server running it (NULL unless running)
+    server_instance integer,                        -- the server running it, or that ran it last (NULL while queued)
     created_at      timestamptz NOT NULL DEFAULT now(),
     started_at      timestamptz,
     finished_at     timestamptz,
