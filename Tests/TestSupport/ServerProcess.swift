@@ -56,6 +56,16 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         process.waitUntilExit()
     }
 
+    /// SIGTERM, then waits for the process to exit: the orderly stop an operator or an orchestrator
+    /// asks for. Returns the exit status.
+    @discardableResult
+    public func terminate() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        Glibc.kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     static func answers(port: Int) -> Bool {
         guard let connection = try? RawConnection(port: port, timeoutSeconds: 2) else { return false }
         guard (try? connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil else { return false }

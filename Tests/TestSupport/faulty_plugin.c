@@ -10,10 +10,14 @@
  *             then aborts, as a library out of memory does), "fail" (returns an error: not a crash)
  *   "at":     "push" (default), "create" or "finalize"
  *   "after":  how many pushes go well first (default 0)
+ *   "delay_ms": each push sleeps this long first (a slow provider: a job that is surely still running
+ *             when a test stops its server)
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep and pause under -std=c99 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "speakersync_plugin.h"
 
@@ -22,6 +26,7 @@ typedef struct faulty {
     char fault[16];
     char at[16];
     long after;
+    long delay_ms;
     long pushes;
     uint64_t samples, emitted;
 } faulty_t;
@@ -82,6 +87,10 @@ static const char *last_error(const speakersync_instance_t *inst) {
 static speakersync_status_t push(speakersync_instance_t *inst, const float *s, size_t n) {
     faulty_t *f = (faulty_t *)inst;
     (void)s;
+    if (f->delay_ms > 0) {
+        struct timespec delay = {f->delay_ms / 1000, (f->delay_ms % 1000) * 1000000L};
+        nanosleep(&delay, NULL);
+    }
     if (due(f, "push")) {
         if (strcmp(f->fault, "fail") == 0) return SPEAKERSYNC_ERR_INTERNAL;
         misbehave(f->fault);
@@ -125,6 +134,8 @@ static speakersync_instance_t *create(const speakersync_factory_t *factory, cons
     if (!f->at[0]) strcpy(f->at, "push");
     option_string(cfg->options_json, "after", number, sizeof number);
     f->after = number[0] ? strtol(number, NULL, 10) : 0;
+    option_string(cfg->options_json, "delay_ms", number, sizeof number);
+    f->delay_ms = number[0] ? strtol(number, NULL, 10) : 0;
     if (due(f, "create")) misbehave(f->fault);
     f->base = (speakersync_instance_t){sizeof(speakersync_instance_t), f, push, pull, finalize, last_error, destroy, NULL};
     return &f->base;

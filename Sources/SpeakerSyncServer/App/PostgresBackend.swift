@@ -15,12 +15,14 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     let startReader: ConversationRepository
     /// This server's number and lock (`ServerLease`): its sessions' conversations carry the number.
     let lease: ServerLease
+    /// Background jobs (re-diarizations, test recordings), on a connection of their own.
+    let jobs: JobQueue
     private let leaseTimer: any DispatchSourceTimer
     /// Deletes stored audio past the retention period, hourly; nil when audio is kept forever.
     private let retentionTimer: (any DispatchSourceTimer)?
 
-    /// Migrates, takes this server's lease, and marks interrupted the conversations that servers which
-    /// died left active (their sessions can be resumed).
+    /// Migrates, takes this server's lease, marks interrupted the conversations that servers which
+    /// died left active (their sessions can be resumed) and recovers the jobs they were running.
     /// `storeObserver` hears of the writer's commits (the server's metrics).
     /// `audioRetentionDays`: stored audio older than this is deleted (0: kept until its conversation is).
     init(connectionString: String, schemaDirectory: URL, storeObserver: (any StoreWriterObserver)? = nil,
@@ -37,6 +39,9 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             if orphans > 0 {
                 logger.warning("conversations left active by a server that stopped are now interrupted", metadata: ["count": "\(orphans)"])
             }
+            // Likewise the jobs such a server was running: queued again, or failed with the reason.
+            jobs = try JobQueue(connectionString: connectionString, serverInstance: lease.instance, logger: logger)
+            try jobs.recoverOrphans()
         } catch let error as PGError where error.code == .connectionFailed {
             throw ServerError(code: .databaseUnavailable, message: error.message)
         }

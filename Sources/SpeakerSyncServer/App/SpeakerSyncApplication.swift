@@ -26,6 +26,7 @@ public final class SpeakerSyncApplication: Sendable {
         var providers: any ProviderHost
         var credentials: CredentialService
         var readiness: ReadinessProbe
+        var jobs: BackgroundJobs
         var port: Int
         var connectionString: String
     }
@@ -104,8 +105,8 @@ public final class SpeakerSyncApplication: Sendable {
             if config.access.mode == .off {
                 logger.warning("access control is off: anyone who reaches \(config.host) acts as admin (--auth off)")
             }
-            let testRecordings = TestRecordingService(logger: logger)
-            let rediarization = DiarizationJobService(directory: backend, providers: plugins, merge: config.merge, logger: logger)
+            let testRecordings = TestRecordingService(queue: backend.jobs, logger: logger)
+            let rediarization = DiarizationJobService(queue: backend.jobs, directory: backend, providers: plugins, merge: config.merge, logger: logger)
             let readiness = ReadinessProbe(connectionString: connectionString, logger: logger)
             readiness.start()
             let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
@@ -134,9 +135,11 @@ public final class SpeakerSyncApplication: Sendable {
             credentials.startRefreshing(every: config.access.refreshSeconds)
             let port = try server.start()
             testRecordings.bind(Self.loopbackEndpoint(host: config.host, port: port, tls: tls))
+            rediarization.startRunning()
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
-                             credentials: credentials, readiness: readiness, port: port,
+                             credentials: credentials, readiness: readiness,
+                             jobs: BackgroundJobs(rediarization: rediarization, testRecordings: testRecordings), port: port,
                              connectionString: connectionString)
             }
             logger.info("providers", metadata: [
@@ -204,6 +207,9 @@ public final class SpeakerSyncApplication: Sendable {
             logger.info("shutdown: \(name)", metadata: ["seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).seconds))"])
         }
         step("draining") { running.readiness.setDraining() }
+        // Before sessions and providers stop: a job would otherwise see its provider or its loopback
+        // stream end and record that as a failure (BackgroundJobs.shutdown re-queues or fails it).
+        step("background jobs stopped") { running.jobs.shutdown() }
         step("sessions stored and closed (1001)") {
             let unfinished = running.sessions.stopSessions(timeoutSeconds: config.shutdownGraceSeconds)
             if unfinished > 0 {

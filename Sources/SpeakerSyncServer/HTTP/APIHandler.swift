@@ -332,9 +332,9 @@ final class APIHandler: HTTPHandler, Sendable {
             return Self.json(job.jsonObject, status: 202, headers: [("Location", "/v1/diarization-jobs/\(job.id)")])
         case .listDiarizationJobs:
             guard let rediarization else { throw APIError(status: 404, code: "not_found", message: "this server re-diarizes nothing") }
-            return Self.json(["jobs": rediarization.list(deviceID: principal.deviceID).map(\.jsonObject)])
+            return Self.json(["jobs": try rediarization.list(deviceID: principal.deviceID).map(\.jsonObject)])
         case .diarizationJob(let jobID):
-            guard let job = rediarization?.job(jobID), principal.deviceID == nil || principal.deviceID == job.deviceID else {
+            guard let job = try rediarization?.job(jobID, deviceID: principal.deviceID) else {
                 throw APIError(status: 404, code: "job_not_found", message: "no re-diarization job \(jobID)")
             }
             return Self.json(job.jsonObject)

@@ -1,9 +1,7 @@
 import Dispatch
-import FLACCodec
 import Foundation
 import Logging
 import PluginHost
-import SpeakerSyncAudio
 import SpeakerSyncStore
 import Synchronization
 import TranscriptMerge
@@ -12,47 +10,69 @@ import TranscriptMerge
 /// in the background, and stored as another labelling of the same words (`<provider>:rediarized`),
 /// so providers can be compared on audio recorded before anyone thought to compare them.
 ///
-/// The audio goes through the same provider host as live sessions (so, under process isolation, a
-/// worker process) in 100 ms pushes, as a device's frames arrive; the turns are labelled and merged
-/// with the stored words exactly as a live session's are. One job runs at a time (it takes a core
-/// while it runs); others wait their turn.
+/// Jobs live in PostgreSQL (`JobQueue`), not in this server: a job answered 202 is run by whichever
+/// server claims it, and one cut off by a stop is run again (it is idempotent: its labelling replaces
+/// the stored one whole) until it has used `JobQueue.maxAttempts` runs. Each server runs one job at a
+/// time on a thread of its own (a job takes a core while it runs); four may wait, server-wide.
 final class DiarizationJobService: Sendable {
-    private let jobs = Mutex<[String: DiarizationJob]>([:])
-    private let order = Mutex<[String]>([])
+    private let queue: JobQueue
     private let directory: any LabellingDirectory
     private let providers: any ProviderHost
     private let merge: MergeConfig
     private let logger: Logger
-    /// Jobs run one after another on this queue; each job's provider events come on its own queue.
-    private let runner = DispatchQueue(label: "speakersync.rediarization")
-    static let maxKept = 50
-    /// Most jobs waiting or running at once; more get 429.
+    private let control = Mutex(Control())
+    /// Signalled when a job is queued here or the service stops: the runner looks at once.
+    private let wake = DispatchSemaphore(value: 0)
+    /// Signalled by the runner thread when it has stopped.
+    private let runnerStopped = DispatchSemaphore(value: 0)
+
+    private struct Control {
+        var started = false
+        var stopping = false
+        /// The run in progress on this server, to stop it at shutdown.
+        var current: JobCancellation?
+    }
+
+    /// Most jobs waiting or running at once on all servers; more get 429.
     static let maxPending = 4
-    /// Samples per push: a device's 100 ms frame at 16 kHz.
-    static let pushSamples = 1_600
-    /// Audio handed over ahead of the provider's answers (backpressure, as live sessions have).
-    static let maxInFlightSamples = 10 * 16_000
+    /// The newest jobs `GET /v1/diarization-jobs` lists.
+    static let listLimit = 50
+    /// How often the runner looks for jobs queued by other servers (its own wake it at once).
+    static let pollSeconds = 1.0
+    /// How often the runner recovers jobs of servers that died while this one runs.
+    static let recoverySeconds = 10.0
+    /// Progress is written when it changed, at most every `RediarizationRun.tick`; a sign of life at
+    /// least this often even when it did not (a provider finalizing).
+    static let heartbeatSeconds = 5.0
 
-    static func labellingName(provider: String) -> String { "\(provider):rediarized" }
-
-    init(directory: any LabellingDirectory, providers: any ProviderHost, merge: MergeConfig, logger: Logger) {
+    init(queue: JobQueue, directory: any LabellingDirectory, providers: any ProviderHost, merge: MergeConfig, logger: Logger) {
+        self.queue = queue
         self.directory = directory
         self.providers = providers
         self.merge = merge
         self.logger = logger
     }
 
-    func job(_ id: String) -> DiarizationJob? { jobs.withLock { $0[id] } }
+    // MARK: Reading
+
+    /// The job; with `deviceID`, only that device's (another device's is nil, as a missing one).
+    func job(_ id: String, deviceID: String?) throws -> DiarizationJob? {
+        try queue.job(id: id, kind: .rediarization, deviceID: deviceID).map(DiarizationJob.init(record:))
+    }
 
     /// Newest first; `deviceID` limits them to one device's conversations.
-    func list(deviceID: String?) -> [DiarizationJob] {
-        let ids = order.withLock { $0 }
-        return jobs.withLock { jobs in ids.reversed().compactMap { jobs[$0] }.filter { deviceID == nil || $0.deviceID == deviceID } }
+    func list(deviceID: String?) throws -> [DiarizationJob] {
+        try queue.jobs(kind: .rediarization, deviceID: deviceID, limit: Self.listLimit).map(DiarizationJob.init(record:))
     }
+
+    // MARK: Queueing
 
     /// Queues a job; checks what can be checked at once (the provider, the stored audio) so the
     /// caller hears of it now rather than from a failed job.
     func start(conversationID: String, deviceID: String, provider: String, optionsJSON: String) throws(APIError) -> DiarizationJob {
+        guard !control.withLock({ $0.stopping }) else {
+            throw APIError(status: 503, code: "server_stopping", message: "the server is stopping; retry on another or once it is back")
+        }
         guard let descriptor = providers.provider(id: provider) else {
             let known = providers.providers.map(\.id).joined(separator: ", ")
             throw APIError(status: 400, code: "unknown_provider", message: "unknown provider '\(provider)'; this server has: \(known)")
@@ -67,186 +87,162 @@ final class DiarizationJobService: Sendable {
         do {
             hasAudio = try directory.hasStoredAudio(conversationID: conversationID)
         } catch {
-            throw APIError(status: 503, code: "storage_unavailable", message: "the stored audio cannot be read: \(error)")
+            throw storageUnavailable(error, doing: "the stored audio cannot be read")
         }
         guard hasAudio else {
             throw APIError(status: 409, code: "audio_not_stored",
                            message: "conversation \(conversationID) has no stored audio to re-diarize (start its sessions with \"store_audio\": true)")
         }
-        let job = DiarizationJob(id: String(UUID().uuidString.lowercased().prefix(8)), conversationID: conversationID,
-                                 deviceID: deviceID, provider: provider, optionsJSON: optionsJSON)
-        let admitted = jobs.withLock { jobs -> Bool in
-            guard jobs.values.filter({ !$0.isFinished }).count < Self.maxPending else { return false }
-            jobs[job.id] = job
-            return true
+        let new = JobRecord(id: JobIDs.make(), kind: .rediarization, deviceID: deviceID, conversationID: conversationID,
+                            provider: provider, requestJSON: optionsJSON)
+        let queued: JobRecord?
+        do {
+            queued = try queue.enqueue(new, limit: Self.maxPending)
+        } catch {
+            throw storageUnavailable(error, doing: "the job cannot be queued")
         }
-        guard admitted else {
+        guard let queued else {
             throw APIError(status: 429, code: "diarization_busy", message: "\(Self.maxPending) re-diarizations are already waiting or running; retry later")
         }
-        order.withLock { order in
-            order.append(job.id)
-            let finished = jobs.withLock { jobs in order.filter { jobs[$0]?.isFinished == true } }
-            for id in finished.prefix(max(0, order.count - Self.maxKept)) {
-                jobs.withLock { _ = $0.removeValue(forKey: id) }
-                order.removeAll { $0 == id }
+        wake.signal()
+        return DiarizationJob(record: queued)
+    }
+
+    private func storageUnavailable(_ error: any Error, doing what: String) -> APIError {
+        logger.warning("re-diarization: storage failed", metadata: ["what": "\(what)", "error": "\(error)"])
+        return APIError(status: 503, code: "storage_unavailable", message: "\(what); retry later")
+    }
+
+    // MARK: Running
+
+    /// Starts the runner thread (once).
+    func startRunning() {
+        let first = control.withLock { control -> Bool in
+            guard !control.started, !control.stopping else { return false }
+            control.started = true
+            return true
+        }
+        guard first else { return }
+        let thread = Thread { [self] in runLoop() }
+        thread.name = "speakersync.rediarization"
+        thread.start()
+    }
+
+    /// Claims and runs jobs until the service stops; now and then recovers jobs of servers that died.
+    private func runLoop() {
+        var lastRecovery: ContinuousClock.Instant?
+        while !control.withLock({ $0.stopping }) {
+            if lastRecovery.map({ (ContinuousClock.now - $0).seconds >= Self.recoverySeconds }) ?? true {
+                lastRecovery = .now
+                recover()
+            }
+            let claimed: JobRecord?
+            do {
+                claimed = try queue.claim(kind: .rediarization)
+            } catch {
+                logger.warning("re-diarization: cannot claim a job; retrying", metadata: ["error": "\(error)"])
+                claimed = nil
+            }
+            if let claimed {
+                run(DiarizationJob(record: claimed))
+            } else {
+                _ = wake.wait(timeout: .now() + Self.pollSeconds)
             }
         }
-        runner.async { [self] in run(job.id) }
-        return job
+        runnerStopped.signal()
     }
 
-    private func update(_ id: String, _ change: (inout DiarizationJob) -> Void) {
-        jobs.withLock { jobs in if jobs[id] != nil { change(&jobs[id]!) } }
-    }
-
-    /// On `runner`: one job from its stored audio to its stored labelling.
-    private func run(_ id: String) {
-        guard let job = job(id) else { return }
-        update(id) { $0.phase = .running }
-        let began = ContinuousClock.now
+    /// Between jobs: jobs of servers that died, and this server's own claims whose answer was lost
+    /// with a broken connection (this server runs nothing now, so any job still marked running here is one).
+    private func recover() {
         do {
-            let labelling = try diarize(job) { progress in self.update(id) { $0.progress = progress } }
-            try directory.saveLabelling(conversationID: job.conversationID, labelling.record)
-            update(id) {
-                $0.phase = .done
-                $0.progress = 1
-                $0.audioSeconds = labelling.audioSeconds
-                $0.realTimeFactor = labelling.realTimeFactor
-                $0.speakers = labelling.speakers
-                $0.wallSeconds = (ContinuousClock.now - began).seconds
-            }
-            logger.info("conversation re-diarized", metadata: ["conversation_id": "\(job.conversationID)", "provider": "\(job.provider)",
-                                                               "audio_seconds": "\(labelling.audioSeconds)"])
+            try queue.recoverOrphans()
+            let strays = try queue.requeueRunning(kind: .rediarization)
+            if !strays.isEmpty { logger.warning("re-diarization jobs claimed but never run here are queued again", metadata: ["jobs": "\(strays)"]) }
         } catch {
-            update(id) {
-                $0.phase = .failed
-                $0.error = "\(error)"
-                $0.wallSeconds = (ContinuousClock.now - began).seconds
+            logger.warning("re-diarization: job recovery failed; retrying later", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// On the runner thread: one claimed job from its stored audio to its stored labelling.
+    private func run(_ job: DiarizationJob) {
+        var logger = self.logger
+        logger[metadataKey: "job"] = "\(job.id)"
+        logger[metadataKey: "conversation_id"] = "\(job.conversationID)"
+        logger[metadataKey: "provider"] = "\(job.provider)"
+        let cancellation = JobCancellation()
+        let stopping = control.withLock { control -> Bool in
+            control.current = cancellation
+            return control.stopping
+        }
+        defer { control.withLock { $0.current = nil } }
+        // Claimed as the stop began: shutdown puts it back.
+        if stopping { return }
+        let began = ContinuousClock.now
+        let run = RediarizationRun(jobID: job.id, conversationID: job.conversationID, provider: job.provider, optionsJSON: job.optionsJSON,
+                                   directory: directory, providers: providers, merge: merge, cancellation: cancellation)
+        var written = (progress: -1.0, at: began)
+        do {
+            let outcome = try run.run { progress in
+                guard progress != written.progress || (ContinuousClock.now - written.at).seconds >= Self.heartbeatSeconds else { return true }
+                do {
+                    guard try queue.heartbeat(id: job.id, progress: progress) else {
+                        logger.warning("re-diarization job is no longer this server's (recovered elsewhere or deleted); stopping it")
+                        return false
+                    }
+                    written = (progress, .now)
+                } catch {
+                    logger.warning("re-diarization progress not written", metadata: ["error": "\(error)"])
+                }
+                return true
             }
-            logger.warning("re-diarization failed", metadata: ["conversation_id": "\(job.conversationID)", "provider": "\(job.provider)", "error": "\(error)"])
-        }
-    }
-
-    struct Result {
-        var record: LabellingRecord
-        var audioSeconds: Double
-        var realTimeFactor: Double?
-        var speakers: Int
-    }
-
-    struct JobFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// Blocking, on `runner`: stored audio → 16 kHz → the provider → turns → the words labelled.
-    private func diarize(_ job: DiarizationJob, progress: @escaping (Double) -> Void) throws -> Result {
-        let chunks = try directory.audioChunks(conversationID: job.conversationID)
-        guard let audio = try StoredAudio.assemble(chunks, decode: { try FLACDecoder.decode($0.flac).samples }) else {
-            throw JobFailure(description: "the stored audio is gone")
-        }
-        var pcm = audio.samples.map { Float($0) / 32_768 }
-        if audio.sampleRate != 16_000 {
-            var resampler = try StreamingResampler(inputRate: audio.sampleRate)
-            pcm = resampler.process(pcm) + resampler.flush()
-        }
-        let words = try directory.words(conversationID: job.conversationID)
-
-        // The provider's events arrive on `events`; pushes go from it too (the protocol's rule).
-        let events = DispatchQueue(label: "speakersync.rediarization.events")
-        let done = DispatchSemaphore(value: 0)
-        let state = JobState(merge: merge, words: words, provider: job.provider)
-        let session = try events.sync { () throws -> any ProviderSession in
-            try providers.makeSession(
-                ProviderSessionRequest(providerID: job.provider, sessionID: "rediarize-\(job.id)", sampleRate: 16_000, optionsJSON: job.optionsJSON),
-                queue: events
-            ) { event in
-                state.apply(event)
-                if state.isFinished { done.signal() }
+            try directory.saveLabelling(conversationID: job.conversationID, outcome.record)
+            let figures = DiarizationJob.Figures(audioSeconds: outcome.audioSeconds, realTimeFactor: outcome.realTimeFactor,
+                                                 speakers: outcome.speakers, wallSeconds: (ContinuousClock.now - began).seconds)
+            if try !queue.finish(id: job.id, resultJSON: figures.json) {
+                logger.warning("re-diarization finished after its job was taken back; the labelling is stored all the same")
+            }
+            logger.info("conversation re-diarized", metadata: ["audio_seconds": "\(outcome.audioSeconds)"])
+        } catch let failure as RediarizationFailure where failure.code == .cancelled {
+            logger.info("re-diarization stopped before it finished; the job is left to whoever stopped it")
+        } catch {
+            logger.warning("re-diarization failed", metadata: ["error": "\(error)"])
+            let figures = DiarizationJob.Figures(wallSeconds: (ContinuousClock.now - began).seconds)
+            do {
+                try queue.finish(id: job.id, failureReason: "\(error)", resultJSON: figures.json)
+            } catch {
+                // Left running here: `recover` queues it again once the store answers.
+                logger.warning("re-diarization failure not written; it will be queued again", metadata: ["error": "\(error)"])
             }
         }
-        let pusher = Pusher(session: session, pcm: pcm, state: state, queue: events, progress: progress)
-        events.async { pusher.pushMore() }
-        done.wait()
-        events.sync { session.close() }
-        if let failure = state.failure { throw JobFailure(description: "the provider failed: \(failure)") }
-        let audioSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
-        let stats = LabellingStats(
-            audioSeconds: audioSeconds, wordCount: state.merger.words.count, unlabelledWordCount: state.merger.unlabelledWordCount,
-            speakerCount: Set(state.merger.turns.map(\.speaker)).count, cpuSeconds: state.cpuSeconds, chunkSeconds: state.chunkSeconds,
-            labelLatenciesSeconds: [])
-        let record = state.merger.labellingRecord(name: job.labellingName, provider: job.provider, source: .rediarized,
-                                                  isComplete: true, statsJSON: stats.json)
-        return Result(record: record, audioSeconds: audioSeconds, realTimeFactor: stats.realTimeFactor, speakers: stats.speakerCount)
-    }
-}
-
-/// Hands the audio to the provider as fast as it takes it, on the job's events queue: up to
-/// `maxInFlightSamples` ahead of its answers, then again a moment later.
-private final class Pusher: @unchecked Sendable {
-    let session: any ProviderSession
-    let pcm: [Float]
-    let state: JobState
-    let queue: DispatchQueue
-    let progress: (Double) -> Void
-
-    init(session: any ProviderSession, pcm: [Float], state: JobState, queue: DispatchQueue, progress: @escaping (Double) -> Void) {
-        self.session = session
-        self.pcm = pcm
-        self.state = state
-        self.queue = queue
-        self.progress = progress
     }
 
-    func pushMore() {
-        guard !state.isFinished else { return }
-        while state.pushed < pcm.count, session.pendingSampleCount < DiarizationJobService.maxInFlightSamples {
-            let end = min(pcm.count, state.pushed + DiarizationJobService.pushSamples)
-            session.push(samples: Array(pcm[state.pushed..<end]))
-            state.pushed = end
+    /// Stops taking jobs, stops the one running here and puts it back in the queue (with its attempt
+    /// given back: the stop was not its fault) for this or another server to run. Call before the
+    /// providers and the store stop. Idempotent.
+    func shutdown() {
+        let (wasStarted, current) = control.withLock { control -> (Bool, JobCancellation?) in
+            let first = !control.stopping
+            control.stopping = true
+            return (first && control.started, first ? control.current : nil)
         }
-        progress(pcm.isEmpty ? 1 : Double(state.pushed) / Double(pcm.count))
-        if state.pushed >= pcm.count {
-            session.finalize()
-        } else {
-            queue.asyncAfter(deadline: .now() + .milliseconds(5)) { self.pushMore() }
+        current?.cancel()
+        wake.signal()
+        if wasStarted, runnerStopped.wait(timeout: .now() + 10) == .timedOut {
+            logger.warning("re-diarization runner still busy at shutdown; its job is queued again regardless")
+        }
+        do {
+            let requeued = try queue.requeueRunning(kind: .rediarization)
+            if !requeued.isEmpty { logger.info("re-diarization jobs queued again for the next server", metadata: ["jobs": "\(requeued)"]) }
+        } catch {
+            logger.warning("re-diarization jobs not put back at shutdown; the next server to start recovers them", metadata: ["error": "\(error)"])
         }
     }
 }
 
-/// One job's provider output, confined to its events queue (and read by the runner once finished).
-private final class JobState: @unchecked Sendable {
-    var merger: TranscriptMerger
-    var speakers = SpeakerRegistry()
-    let provider: String
-    var pushed = 0
-    var cpuSeconds = 0.0
-    var chunkSeconds: [Double] = []
-    var failure: String?
-    private(set) var isFinished = false
-
-    init(merge: MergeConfig, words: [LabelledWord], provider: String) {
-        merger = .labelling(words, config: merge)
-        self.provider = provider
-    }
-
-    /// Turns mapped to labels and merged as a live session does (the same ids, keys and order).
-    func apply(_ event: ProviderEvent) {
-        switch event {
-        case .processed(let chunk):
-            cpuSeconds += chunk.cpuSeconds
-            chunkSeconds += chunk.chunkWallSeconds
-            merge(chunk.turns)
-        case .finalized(let result):
-            cpuSeconds += result.cpuSeconds
-            merge(result.turns)
-            isFinished = true
-        case .failed(let error):
-            failure = "\(error)"
-            isFinished = true
-        }
-    }
-
-    private func merge(_ turns: [ProviderTurn]) {
-        _ = merger.mergeProviderTurns(turns, provider: provider, idPrefix: "\(provider):rediarized", keyPrefix: "", speakers: &speakers)
+/// Job ids: 16 hex digits (64 random bits), short enough for a URL and for the console to show.
+enum JobIDs {
+    static func make() -> String {
+        String(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16))
     }
 }

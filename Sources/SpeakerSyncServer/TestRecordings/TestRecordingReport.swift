@@ -1,6 +1,7 @@
 import DiarizationScoring
 import Foundation
 import SpeakerSyncEval
+import SpeakerSyncStore
 
 /// A test recording as the console polls it: the request, where it is, the truth, and one result per
 /// provider as each finishes.
@@ -49,6 +50,35 @@ struct TestRecordingReport: Sendable {
             "results": results.map(Self.result),
         ]
         if let error { object["error"] = error }
+        return object
+    }
+
+    /// What the routes answer for a recording's row: the report its server last wrote, with the row's
+    /// word on what became of it. A recording failed by a stop (its server wrote no more) says so, and
+    /// so do its providers that were still waiting or streaming.
+    static func jsonObject(of record: JobRecord) -> [String: Any] {
+        let stored = record.resultJSON.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        var object = stored ?? [
+            "status": Phase.synthesising.rawValue, "results": [[String: Any]](), "audio_seconds": NSNull(),
+            "request": (try? JSONSerialization.jsonObject(with: Data(record.requestJSON.utf8))) ?? [:],
+        ]
+        object["id"] = record.id
+        object["created_at"] = record.createdAt.formatted(.iso8601)
+        object["attempts"] = record.attempts
+        if record.status == .failed {
+            let reason = record.failureReason ?? "failed"
+            object["status"] = Phase.failed.rawValue
+            object["error"] = reason
+            object["results"] = (object["results"] as? [[String: Any]] ?? []).map { result in
+                guard [ProviderResult.Phase.pending.rawValue, ProviderResult.Phase.streaming.rawValue].contains(result["status"] as? String) else {
+                    return result
+                }
+                var interrupted = result
+                interrupted["status"] = ProviderResult.Phase.failed.rawValue
+                interrupted["error"] = reason
+                return interrupted
+            }
+        }
         return object
     }
 

@@ -18,14 +18,15 @@ struct TestRecordingRoutes {
             // The loopback stream presents the caller's own credential: it can do what the caller can.
             let credential = try? PresentedCredential.bearer(request.headers)
             let report = try service.start(parsed, credential: credential ?? nil)
-            return APIHandler.json(report.jsonObject(), status: 202, headers: [("location", "/v1/test-recordings/\(report.id)")])
+            let id = report["id"] as? String ?? ""
+            return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])
         case .listTestRecordings:
-            return APIHandler.json(["test_recordings": service.list(visibleTo: principal).map { $0.jsonObject() }])
+            return APIHandler.json(["test_recordings": try service.list(visibleTo: principal)])
         case .testRecording(let id):
-            guard let report = service.report(id: id, visibleTo: principal) else {
+            guard let report = try service.report(id: id, visibleTo: principal) else {
                 throw APIError(status: 404, code: "test_recording_not_found", message: "no test recording with id '\(id)'")
             }
-            return APIHandler.json(report.jsonObject())
+            return APIHandler.json(report)
         default:
             throw APIError(status: 404, code: "not_found", message: "no route")
         }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MeetingSynth
 import SpeakerSyncEval
+import SpeakerSyncStore
 import Synchronization
 import WebSocketTransport
 
@@ -15,6 +16,11 @@ import WebSocketTransport
 /// device gets (framing, backpressure, the provider worker, the store), and the sessions then show up
 /// among the live sessions like any other. The stream presents the requesting credential, so a test
 /// recording can do no more than its caller could.
+///
+/// Each recording is a `jobs` row (kind `test_recording`) holding its report, so every server answers
+/// for it and a stop never makes it vanish. It is this server's from the start rather than queued for
+/// any server: the caller's credential lives only in this server's memory (it is never stored), so
+/// no other server could stream it, and a recording cut off by a stop is failed, not resumed.
 final class TestRecordingService: Sendable {
     struct Endpoint: Sendable {
         /// `ws://127.0.0.1:PORT` or `wss://…`.
@@ -23,18 +29,28 @@ final class TestRecordingService: Sendable {
         var caFilePath: String?
     }
 
-    private let recordings = Mutex<[String: TestRecordingReport]>([:])
-    private let order = Mutex<[String]>([])
+    private let queue: JobQueue
+    /// The recordings running on this server, each written through to its row as it changes.
+    private let running = Mutex<[String: TestRecordingReport]>([:])
+    /// Admission (the limit, this server's stray rows, the insert) one request at a time.
+    private let admission = Mutex(Admission())
     private let endpoint = Mutex<Endpoint?>(nil)
     private let logger: Logger
     private let synthQueue = DispatchQueue(label: "speakersync.test-recordings", attributes: .concurrent)
 
-    /// Recordings running at once; more get 429 (each one is a session and a synthesis).
-    static let maxRunning = 2
-    /// Finished recordings kept for the console; the oldest are dropped first.
-    static let maxKept = 50
+    private struct Admission {
+        var stopping = false
+    }
 
-    init(logger: Logger) {
+    /// Recordings running at once on all servers; more get 429 (each one is a session and a synthesis).
+    static let maxRunning = 2
+    /// The newest recordings `GET /v1/test-recordings` lists.
+    static let listLimit = 50
+    /// Why a recording running here is failed when the server stops.
+    static let shutdownReason = "interrupted by a server shutdown"
+
+    init(queue: JobQueue, logger: Logger) {
+        self.queue = queue
         self.logger = logger
     }
 
@@ -44,52 +60,96 @@ final class TestRecordingService: Sendable {
     }
 
     /// Starts `request` in the background; the report to poll.
-    func start(_ request: TestRecordingRequest, credential: String?) throws(APIError) -> TestRecordingReport {
+    func start(_ request: TestRecordingRequest, credential: String?) throws(APIError) -> [String: Any] {
         guard let endpoint = endpoint.withLock({ $0 }) else {
             throw APIError(status: 503, code: "server_starting", message: "the server is still starting")
         }
-        let id = String(UUID().uuidString.lowercased().prefix(8))
+        let id = JobIDs.make()
         let report = TestRecordingReport(id: id, request: request)
-        let admitted = recordings.withLock { recordings -> Bool in
-            guard recordings.values.filter({ !$0.isFinished }).count < Self.maxRunning else { return false }
-            recordings[id] = report
-            return true
+        let record = JobRecord(id: id, kind: .testRecording, deviceID: request.deviceID, conversationID: nil,
+                               provider: request.providers.joined(separator: ","), requestJSON: Self.json(request.jsonObject),
+                               resultJSON: Self.json(report.jsonObject()))
+        let admitted = try admission.withLock { admission throws(APIError) -> JobRecord? in
+            guard !admission.stopping else {
+                throw APIError(status: 503, code: "server_stopping", message: "the server is stopping; retry once it is back")
+            }
+            do {
+                // A row marked running here that runs nowhere (its insert's answer was lost with the
+                // connection) would hold a place for good.
+                let here = running.withLock { Array($0.keys) }
+                try queue.failRunning(kind: .testRecording, reason: "lost by its server", keeping: here)
+                running.withLock { $0[id] = report }
+                let inserted = try queue.enqueue(record, limit: Self.maxRunning, startRunning: true)
+                if inserted == nil { running.withLock { _ = $0.removeValue(forKey: id) } }
+                return inserted
+            } catch {
+                running.withLock { _ = $0.removeValue(forKey: id) }
+                logger.warning("test recording not stored", metadata: ["error": "\(error)"])
+                throw APIError(status: 503, code: "storage_unavailable", message: "the test recording cannot be stored; retry later")
+            }
         }
-        guard admitted else {
+        guard let admitted else {
             throw APIError(status: 429, code: "test_recording_busy",
                            message: "\(Self.maxRunning) test recordings are already running; retry when one is done")
         }
-        order.withLock { order in
-            order.append(id)
-            // Forget the oldest finished ones beyond the limit.
-            while order.count > Self.maxKept, let oldest = order.first {
-                order.removeFirst()
-                recordings.withLock { _ = $0.removeValue(forKey: oldest) }
-            }
-        }
         synthQueue.async { self.run(id: id, request: request, endpoint: endpoint, credential: credential) }
-        return report
+        return TestRecordingReport.jsonObject(of: admitted)
     }
 
     /// The recordings `principal` may see (a device token: its own device's), newest first.
-    func list(visibleTo principal: Principal) -> [TestRecordingReport] {
-        let ids = order.withLock { $0 }
-        let all = recordings.withLock { recordings in ids.compactMap { recordings[$0] } }
-        return all.filter { principal.deviceID == nil || principal.deviceID == $0.request.deviceID }.reversed()
+    func list(visibleTo principal: Principal) throws -> [[String: Any]] {
+        try queue.jobs(kind: .testRecording, deviceID: principal.deviceID, limit: Self.listLimit).map(TestRecordingReport.jsonObject(of:))
     }
 
-    func report(id: String, visibleTo principal: Principal) -> TestRecordingReport? {
-        guard let report = recordings.withLock({ $0[id] }),
-              principal.deviceID == nil || principal.deviceID == report.request.deviceID else { return nil }
-        return report
+    func report(id: String, visibleTo principal: Principal) throws -> [String: Any]? {
+        try queue.job(id: id, kind: .testRecording, deviceID: principal.deviceID).map(TestRecordingReport.jsonObject(of:))
     }
 
+    /// Changes this server's copy of a running report and writes it to the row. A recording that is no
+    /// longer this server's (failed at shutdown, or by recovery elsewhere) is forgotten here.
     private func update(_ id: String, _ change: (inout TestRecordingReport) -> Void) {
-        recordings.withLock { recordings in
-            guard var report = recordings[id] else { return }
+        guard let report = running.withLock({ running -> TestRecordingReport? in
+            guard var report = running[id] else { return nil }
             change(&report)
-            recordings[id] = report
+            running[id] = report
+            return report
+        }) else { return }
+        let finished = report.results.filter { $0.phase == .done || $0.phase == .failed }.count
+        let progress = report.results.isEmpty ? 0 : Double(finished) / Double(report.results.count)
+        do {
+            let json = Self.json(report.jsonObject())
+            let stillOurs: Bool
+            switch report.phase {
+            case .synthesising, .streaming:
+                stillOurs = try queue.heartbeat(id: id, progress: progress, resultJSON: json)
+            case .done:
+                stillOurs = try queue.finish(id: id, resultJSON: json)
+            case .failed:
+                let reason = report.error ?? report.results.compactMap(\.error).first.map { "every provider failed: \($0)" } ?? "every provider failed"
+                stillOurs = try queue.finish(id: id, failureReason: reason, resultJSON: json)
+            }
+            if !stillOurs || report.isFinished { running.withLock { _ = $0.removeValue(forKey: id) } }
+        } catch {
+            logger.warning("test recording: report not stored", metadata: ["test_recording": "\(id)", "error": "\(error)"])
         }
+    }
+
+    /// Stops taking recordings and fails those running here: they cannot be resumed (their caller's
+    /// credential is not stored). Call before the listener closes, so their streams' end is not
+    /// mistaken for a provider's failure. Idempotent.
+    func shutdown() {
+        admission.withLock { $0.stopping = true }
+        running.withLock { $0.removeAll() }
+        do {
+            let failed = try queue.failRunning(kind: .testRecording, reason: Self.shutdownReason)
+            if !failed.isEmpty { logger.info("test recordings interrupted by the shutdown", metadata: ["test_recordings": "\(failed)"]) }
+        } catch {
+            logger.warning("test recordings not marked failed at shutdown; the next server to start does it", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func json(_ object: [String: Any]) -> String {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     // MARK: Running (a synthQueue thread, then a task)
@@ -113,6 +173,8 @@ final class TestRecordingService: Sendable {
         }
         Task.detached { [self] in
             for (index, provider) in request.providers.enumerated() {
+                // Failed by a stop (here or, by recovery, elsewhere): stream nothing more.
+                guard running.withLock({ $0[id] != nil }) else { return }
                 var config = EvalConfig(serverURL: endpoint.url, provider: provider, speed: request.speed)
                 config.caFilePath = endpoint.caFilePath
                 config.token = credential
@@ -122,7 +184,7 @@ final class TestRecordingService: Sendable {
                 config.storeAudio = true
                 config.memoryPollSeconds = 2
                 var run = recording
-                run.conversationID = recordings.withLock { $0[id]?.results[index].conversationID }
+                run.conversationID = running.withLock { $0[id]?.results[index].conversationID }
                 update(id) { $0.results[index].phase = .streaming }
                 do {
                     let client = try WebSocketClient(caFilePath: endpoint.caFilePath, tls: endpoint.url.hasPrefix("wss://"), logger: logger)
