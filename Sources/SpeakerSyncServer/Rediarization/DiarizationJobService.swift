@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import PluginHost
+import PostgresClient
 import SpeakerSyncStore
 import Synchronization
 import TranscriptMerge
@@ -209,12 +210,19 @@ final class DiarizationJobService: Sendable {
             logger.warning("re-diarization failed", metadata: ["error": "\(error)"])
             let figures = DiarizationJob.Figures(wallSeconds: (ContinuousClock.now - began).seconds)
             do {
-                try queue.finish(id: job.id, failureReason: "\(error)", resultJSON: figures.json)
+                try queue.finish(id: job.id, failureReason: Self.clientReason(error), resultJSON: figures.json)
             } catch {
                 // Left running here: `recover` queues it again once the store answers.
                 logger.warning("re-diarization failure not written; it will be queued again", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// A failure as a job's reason, which its device reads: a provider's or the job's own words, but
+    /// no database error text (SQLSTATE, connection strings, socket paths stay in the log).
+    static func clientReason(_ error: any Error) -> String {
+        if error is PGError || error is StoreError { return "the database was unavailable" }
+        return "\(error)"
     }
 
     /// Stops taking jobs, stops the one running here and puts it back in the queue (with its attempt
