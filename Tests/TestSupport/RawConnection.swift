@@ -39,8 +39,18 @@ public final class RawConnection {
 
     deinit { close(fd) }
 
+    /// Bounds each blocking send: a peer that stopped reading makes `send` throw instead of hang.
+    public func setSendTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
     public func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
+        try send(bytes: Array(text.utf8))
+    }
+
+    /// Sends every byte (blocking; a send timeout, when set, makes a stalled send throw).
+    public func send(bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
             let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
