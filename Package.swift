@@ -71,8 +71,9 @@ let package = Package(
         .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
+        // CProviderProcess: the wait-status macros and posix_spawn's closefrom, for the embedded cluster's server.
         .target(name: "PostgresClient", dependencies: [
-            "CLibPQ", .product(name: "Logging", package: "swift-log"),
+            "CLibPQ", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeakerSyncStore", dependencies: [
             "FLACCodec", "PostgresClient", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),

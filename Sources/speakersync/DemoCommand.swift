@@ -34,11 +34,20 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         var config = try server.makeConfig()
         if config.port == 8080 && !keepRunning { config.port = 0 }
+        // A running `serve` may own the embedded cluster: the demo then uses its database as a client.
+        config.embeddedClusterInUse = .attach
         let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
         let app = SpeakerSyncApplication(config: config, logger: logger)
         let port = try app.start()
         defer { if !keepRunning { app.shutdown() } }
-        print("SpeakerSync \(SpeakerSyncApplication.version) on \(server.localListenURL(port: port)) (\(config.databaseURL == nil ? "embedded PostgreSQL in \(config.dataDirectory)" : "DATABASE_URL"))")
+        var database = "DATABASE_URL"
+        var ownsDatabase = false
+        switch app.embeddedClusterRole {
+        case .owner?: (database, ownsDatabase) = ("embedded PostgreSQL in \(config.dataDirectory)", true)
+        case .client(let owner)?: database = "embedded PostgreSQL in \(config.dataDirectory), owned by \(owner.map { "pid \($0)" } ?? "another process")"
+        case nil: break
+        }
+        print("SpeakerSync \(SpeakerSyncApplication.version) on \(server.localListenURL(port: port)) (\(database))")
 
         let script = try MeetingScript.generate(seed: seed, speakerCount: speakers, turnCount: turns)
         let meeting = try MeetingSynthesizer().synthesize(script, seed: seed)
@@ -89,7 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
           psql \"\(app.databaseConnectionString ?? "$DATABASE_URL")\" -c "SELECT line FROM transcript_lines WHERE conversation_id = '\(report.conversationID)' ORDER BY start_seconds"
         """)
         if keepRunning {
-            print("\nServing on port \(port); Ctrl-C stops the server\(config.databaseURL == nil ? " and its PostgreSQL" : "").")
+            print("\nServing on port \(port); Ctrl-C stops the server\(ownsDatabase ? " and its PostgreSQL" : "").")
             await waitForTermination()
             app.shutdown()
         } else {

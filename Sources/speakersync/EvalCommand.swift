@@ -98,6 +98,8 @@ struct EvalCommand: AsyncParsableCommand {
         } else {
             var config = try server.makeConfig()
             if config.port == 8080 { config.port = 0 }
+            // A running `serve` may own the embedded cluster: eval then uses its database as a client.
+            config.embeddedClusterInUse = .attach
             let started = SpeakerSyncApplication(config: config, logger: logger)
             let port = try started.start()
             app = started

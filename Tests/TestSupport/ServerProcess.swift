@@ -16,19 +16,28 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
 
     /// Starts a server on `port` (a free one when nil) against `databaseURL`; returns once `/healthz`
     /// answers (bounded: 60 s).
-    public init(databaseURL: String, port: Int? = nil, adminKey: String = "resilience-admin-key-0123456789abcdef",
-                extraArguments: [String] = []) throws {
+    public convenience init(databaseURL: String, port: Int? = nil, adminKey: String = "resilience-admin-key-0123456789abcdef",
+                            extraArguments: [String] = []) throws {
+        try self.init(database: ["--database-url", databaseURL], port: port, adminKey: adminKey, extraArguments: extraArguments)
+    }
+
+    /// Starts a server that owns the embedded PostgreSQL under `embeddedDataDirectory` (no
+    /// --database-url, DATABASE_URL unset), as `speakersync serve` does on a machine with no database.
+    /// The server's children are tied to the thread that calls this (parent-death signal): call it
+    /// from a thread that outlives the server (`ParentThread`), not a Dispatch or concurrency thread.
+    public convenience init(embeddedDataDirectory: String, port: Int? = nil,
+                            adminKey: String = "resilience-admin-key-0123456789abcdef", extraArguments: [String] = []) throws {
+        try self.init(database: ["--data-dir", embeddedDataDirectory], port: port, adminKey: adminKey, extraArguments: extraArguments)
+    }
+
+    private init(database: [String], port: Int?, adminKey: String, extraArguments: [String]) throws {
         self.port = try port ?? Self.freePort()
         self.adminKey = adminKey
-        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            .deletingLastPathComponent().appendingPathComponent("speakersync")
-        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw Failure(description: "no speakersync executable at \(executable.path); build it first (swift build)")
-        }
         process = Process()
-        process.executableURL = executable
-        process.arguments = ["serve", "--port", "\(self.port)", "--database-url", databaseURL, "--log-level", "error"] + extraArguments
+        process.executableURL = try Self.executableURL()
+        process.arguments = ["serve", "--port", "\(self.port)"] + database + ["--log-level", "error"] + extraArguments
         var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "DATABASE_URL")
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
         environment["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed test run leaves no server behind
         process.environment = environment
@@ -46,6 +55,16 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
     }
 
     deinit { kill() }
+
+    /// The `speakersync` executable the build put beside the test bundle.
+    public static func executableURL() throws -> URL {
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("speakersync")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw Failure(description: "no speakersync executable at \(executable.path); build it first (swift build)")
+        }
+        return executable
+    }
 
     public var processID: Int32 { process.processIdentifier }
 
@@ -66,7 +85,8 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         return process.terminationStatus
     }
 
-    static func answers(port: Int) -> Bool {
+    /// Whether `/healthz` on `port` answers 200 (the server is up and reaches its database).
+    public static func answers(port: Int) -> Bool {
         guard let connection = try? RawConnection(port: port, timeoutSeconds: 2) else { return false }
         guard (try? connection.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) != nil else { return false }
         return (try? connection.readHead())?.hasPrefix("HTTP/1.1 200") == true

@@ -56,6 +56,11 @@ public struct ServerConfig: Sendable {
     /// before it stops listening regardless.
     public var shutdownGraceSeconds: Double = 20
 
+    /// When another process owns the embedded cluster under `dataDirectory` (holds its lock):
+    /// `.refuse` to start (`ServerError.clusterInUse`, what `serve` does) or `.attach` to it as a
+    /// client that never stops it (`demo`, `eval`). Either way no process stops a cluster it did not start.
+    public var embeddedClusterInUse: EmbeddedClusterInUse = .refuse
+
     /// Whether the server speaks TLS (both files configured).
     public var isTLS: Bool { tlsCertificatePath != nil && tlsPrivateKeyPath != nil }
 
@@ -64,6 +69,12 @@ public struct ServerConfig: Sendable {
         pluginsDirectory: nil, schemaDirectory: nil, merge: .default, session: .default,
         maxMessageBytes: SessionConfig.default.maxTextFrameBytes, providerIsolation: .default
     )
+}
+
+/// What a server does when another process owns the embedded cluster it would use.
+public enum EmbeddedClusterInUse: Sendable {
+    case refuse
+    case attach
 }
 
 /// Finds the folders the server needs without depending on the working directory.
@@ -121,6 +132,8 @@ public struct ServerError: Error, CustomStringConvertible, Sendable {
         case insecureConfig = "insecure_config"
         /// Only one of `tlsCertificatePath` / `tlsPrivateKeyPath` was set.
         case tlsIncomplete = "tls_incomplete"
+        /// Another process owns the embedded PostgreSQL in the data folder (and this one may not share it).
+        case clusterInUse = "cluster_in_use"
     }
     public var code: Code
     public var message: String

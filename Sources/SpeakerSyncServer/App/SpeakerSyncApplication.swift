@@ -64,7 +64,7 @@ public final class SpeakerSyncApplication: Sendable {
         } else {
             logger.info("no DATABASE_URL: using the embedded PostgreSQL cluster", metadata: ["data_dir": "\(config.dataDirectory)"])
             let embedded = EmbeddedPostgresCluster(dataDirectory: config.dataDirectory, logger: logger)
-            connectionString = try embedded.start()
+            connectionString = try Self.startEmbedded(embedded, ifInUse: config.embeddedClusterInUse)
             cluster = embedded
         }
         do {
@@ -155,6 +155,28 @@ public final class SpeakerSyncApplication: Sendable {
     }
 
     public var port: Int? { state.withLock { $0?.port } }
+
+    /// The embedded cluster's owner (this process) or its client; nil with a DATABASE_URL.
+    public var embeddedClusterRole: EmbeddedPostgresCluster.Role? { state.withLock { $0?.cluster?.role } }
+
+    /// Starts (as its owner) or, with `.attach`, joins the embedded cluster. Refused, the message
+    /// names the owner and the two ways on: stop it, or a database URL (its socket shares its database).
+    static func startEmbedded(_ cluster: EmbeddedPostgresCluster, ifInUse: EmbeddedClusterInUse) throws -> String {
+        switch ifInUse {
+        case .attach:
+            return try cluster.startOrAttach()
+        case .refuse:
+            do {
+                return try cluster.start()
+            } catch let inUse as ClusterInUseError {
+                throw ServerError(code: .clusterInUse, message: """
+                    another SpeakerSync (\(inUse.ownerDescription)) owns the embedded PostgreSQL in \(inUse.dataDirectory); \
+                    stop it, or give this one --database-url (--database-url "\(inUse.connectionString)" shares that \
+                    database while its owner runs) or another --data-dir
+                    """)
+            }
+        }
+    }
 
     /// Where the console's test recordings connect: this server itself, on loopback when it listens on
     /// every address. Behind TLS they trust the server's own certificate, which must then name the host.

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+
+/// The data folder's preparation: binaries found, the folder made and handed to the server's
+/// account, initdb on first use, our settings file. None of it starts or stops a server.
+struct ClusterFolder {
+    let dataDirectory: URL
+    let config: EmbeddedPostgresConfig
+
+    var path: String { dataDirectory.path }
+
+    private func failure(_ message: String) -> PGError { PGError(code: .clusterFailed, message: message) }
+
+    /// unix socket paths are limited to 107 bytes (sun_path).
+    func checkSocketPath() throws {
+        let socketPath = path + "/.s.PGSQL.\(config.port)"
+        guard socketPath.utf8.count < 108 else {
+            throw failure("data directory path is too long for a unix socket (\(socketPath.utf8.count) bytes > 107): \(path)")
+        }
+    }
+
+    func resolveBinDirectory() throws -> URL {
+        if let configured = config.binDirectory { return configured }
+        var candidates: [URL] = []
+        if let output = try? ChildProcess.capture("/usr/bin/env", ["pg_config", "--bindir"]) {
+            candidates.append(URL(fileURLWithPath: output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? [])
+            .compactMap(Int.init).sorted(by: >)
+        candidates += versions.map { URL(fileURLWithPath: "\(root)/\($0)/bin") }
+        for candidate in candidates
+        where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("initdb").path) {
+            return candidate
+        }
+        throw failure("PostgreSQL server binaries (initdb, postgres) not found via pg_config --bindir or \(root)/*/bin; install the postgresql package")
+    }
+
+    /// Creates the folder (0700, owned by the server account) and, as root, checks that the
+    /// server account can traverse every parent folder.
+    func prepare(runAs: ClusterAccount?) throws {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path) {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
+                                        attributes: [.posixPermissions: 0o700])
+        }
+        guard let account = runAs else { return }
+        var parent = dataDirectory.deletingLastPathComponent()
+        while true {
+            var info = stat()
+            guard stat(parent.path, &info) == 0 else { throw failure("cannot stat folder \(parent.path)") }
+            let mode = info.st_mode
+            let traversable: Bool
+            if info.st_uid == account.uid { traversable = mode & S_IXUSR != 0 }
+            else if info.st_gid == account.gid { traversable = mode & S_IXGRP != 0 }
+            else { traversable = mode & S_IXOTH != 0 }
+            guard traversable else {
+                throw failure("folder \(parent.path) is not traversable by user \(account.user), who runs PostgreSQL; "
+                              + "choose a data directory elsewhere (e.g. under /tmp or /var/lib) or chmod o+x it")
+            }
+            if parent.path == "/" { break }
+            parent = parent.deletingLastPathComponent()
+        }
+        try chownRecursively(path, account)
+    }
+
+    private func chownRecursively(_ path: String, _ account: ClusterAccount) throws {
+        var info = stat()
+        if stat(path, &info) == 0, info.st_uid == account.uid { return }  // already ours (initdb-made)
+        guard chown(path, account.uid, account.gid) == 0 else {
+            throw failure("cannot chown \(path) to \(account.user): \(String(cString: strerror(errno)))")
+        }
+        chmod(path, 0o700)
+        if let entries = FileManager.default.enumerator(atPath: path) {
+            for case let entry as String in entries { _ = chown(path + "/" + entry, account.uid, account.gid) }
+        }
+    }
+
+    /// initdb on first use (UTF8, no locale, trust auth over the private socket).
+    func initializeIfNeeded(binDirectory: URL, runAs: ClusterAccount?, logger: Logger) throws {
+        guard !FileManager.default.fileExists(atPath: path + "/PG_VERSION") else { return }
+        logger.info("initializing embedded PostgreSQL cluster", metadata: ["dataDirectory": "\(path)"])
+        try ChildProcess.run(binDirectory.appendingPathComponent("initdb"),
+                             ["-D", path, "--auth=trust", "-E", "UTF8", "--no-locale", "-U", config.superuser],
+                             runAs: runAs, logTo: path + ".initdb.log")
+        try? FileManager.default.removeItem(atPath: path + ".initdb.log")
+    }
+
+    /// Keeps our settings in a separate file included from postgresql.conf, rewritten on each
+    /// start so a moved data folder gets the right socket folder.
+    func writeServerSettings(runAs: ClusterAccount?) throws {
+        func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: "''") + "'" }
+        let settings = """
+            # Written by SpeakerSync on every start; edit postgresql.conf for your own settings.
+            listen_addresses = ''
+            unix_socket_directories = \(quoted(path))
+            port = \(config.port)
+            logging_collector = off
+            max_wal_size = '1GB'
+            max_connections = \(config.maxConnections)
+
+            """
+        let settingsPath = path + "/speakersync.conf"
+        try settings.write(toFile: settingsPath, atomically: false, encoding: .utf8)
+        let mainPath = path + "/postgresql.conf"
+        let main = (try? String(contentsOfFile: mainPath, encoding: .utf8)) ?? ""
+        if !main.contains("include_if_exists = 'speakersync.conf'") {
+            try (main + "\ninclude_if_exists = 'speakersync.conf'\n").write(toFile: mainPath, atomically: false, encoding: .utf8)
+        }
+        if let account = runAs {
+            _ = chown(settingsPath, account.uid, account.gid)
+            _ = chown(mainPath, account.uid, account.gid)
+        }
+    }
+
+    /// The server's log (appended to across restarts), made to belong to the server's account so
+    /// it stays writable by `pg_ctl -l` run as that account.
+    func prepareServerLog(runAs: ClusterAccount?) -> String {
+        let logPath = path + "/server.log"
+        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            if let account = runAs { _ = fchown(descriptor, account.uid, account.gid) }
+            close(descriptor)
+        }
+        return logPath
+    }
+
+    /// The last lines of the server's log, for an error message.
+    func serverLogTail() -> String {
+        guard let text = try? String(contentsOfFile: path + "/server.log", encoding: .utf8) else { return "" }
+        return String(text.suffix(1500)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
