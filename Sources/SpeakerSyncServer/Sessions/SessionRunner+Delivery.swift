@@ -50,7 +50,10 @@ extension SessionRunner {
         }
     }
 
-    func persist(_ step: PersistStep, delivery: Delivery = .everyOutcome, then: @escaping @Sendable (_ stored: Bool) -> Void) {
+    /// `evenAfterRejection`: the step's continuation runs even after PostgreSQL refused one of the
+    /// session's steps (a teardown must release the session); it never acknowledges words.
+    func persist(_ step: PersistStep, delivery: Delivery = .everyOutcome, evenAfterRejection: Bool = false,
+                 then: @escaping @Sendable (_ stored: Bool) -> Void) {
         guard let conversationID = live?.conversationID else { return }
         if step.isEmpty {
             then(true)
@@ -83,7 +86,7 @@ extension SessionRunner {
                     delivered.settled = true
                     stepSettled(bytes: bytes)
                 }
-                guard !storageRejected else { return }
+                guard !storageRejected || evenAfterRejection else { return }
                 switch delivery {
                 case .everyOutcome: then(stored)
                 case .firstOutcome: if !delivered.value { then(stored) }

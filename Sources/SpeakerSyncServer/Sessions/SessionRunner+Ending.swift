@@ -53,9 +53,13 @@ extension SessionRunner {
             live!.conversation.statusReason = reason
             var step = PersistStep()
             step.conversation = live!.currentConversation
-            step.labellings = labellings(interruptedReason: reason)
-            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
-            persist(step, delivery: .firstOutcome) { [self] stored in
+            // After PostgreSQL refused a step for good, the labellings (which name the words) could be
+            // refused with it; the conversation's status alone is what must not be lost.
+            if !storageRejected {
+                step.labellings = labellings(interruptedReason: reason)
+                if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
+            }
+            persist(step, delivery: .firstOutcome, evenAfterRejection: true) { [self] stored in
                 if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
                 then?(stored)
                 release()
