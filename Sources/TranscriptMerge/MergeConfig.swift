@@ -16,9 +16,16 @@ public struct MergeConfig: Sendable, Hashable {
     /// or leaves, and the stretch bounds how far one word's label can reach. 0 (or non-finite, negative)
     /// turns the simultaneous-word rule off.
     public var simultaneousStretchSeconds: Double
+    /// An utterance holds at most this many words; a longer run of one speaker continues in a new
+    /// utterance. Every update carries its changed utterances whole, so without a bound one speaker
+    /// talking without a pause (or a client sending such words) makes each update, and the server's
+    /// memory for it, grow with the whole run. 200 words is over a minute of speech. Values below 1 act as 1.
+    public var maxUtteranceWords: Int
 
     public init(nearestTurnToleranceSeconds: Double = 0.5, utteranceGapSeconds: Double = 1.0,
-                simultaneousWordOverlapSeconds: Double = 0.005, simultaneousStretchSeconds: Double = 4.0) {
+                simultaneousWordOverlapSeconds: Double = 0.005, simultaneousStretchSeconds: Double = 4.0,
+                maxUtteranceWords: Int = 200) {
+        self.maxUtteranceWords = maxUtteranceWords
         self.nearestTurnToleranceSeconds = nearestTurnToleranceSeconds
         self.utteranceGapSeconds = utteranceGapSeconds
         self.simultaneousWordOverlapSeconds = simultaneousWordOverlapSeconds

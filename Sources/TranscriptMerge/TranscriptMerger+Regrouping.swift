@@ -13,6 +13,9 @@ extension TranscriptMerger {
         let count = store.count
         guard count > 0 else { return [] }
         let gap = config.effectiveGapSeconds
+        // The rule stays one a left-to-right pass decides from a group's start alone (speaker, gap,
+        // size), so a region can still end at an old boundary: from there old and new agree.
+        let maxWords = max(1, config.maxUtteranceWords)
         var groups: [Range<Int>] = []
         var nextDirty = 0
         var nextRemoval = 0
@@ -38,7 +41,7 @@ extension TranscriptMerger {
                     break
                 }
                 let word = store[index]
-                if word.speaker != groupSpeaker || word.startSeconds - groupEnd >= gap {
+                if word.speaker != groupSpeaker || word.startSeconds - groupEnd >= gap || index - groupStart >= maxWords {
                     groups.append(groupStart..<index)
                     // In step again only between two unchanged words, the right one opening an untouched
                     // utterance: a new word inserted inside an old utterance would otherwise let its two

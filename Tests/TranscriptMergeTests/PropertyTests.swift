@@ -133,6 +133,24 @@ struct RandomScenario {
         #expect(shapes(merger) == shapes(batch))
     }
 
+    /// The same with utterances capped at 3 words (the cap a run of one speaker meets): grouping stays
+    /// a left-to-right rule, so updating a region still agrees with grouping everything at once.
+    @Test(arguments: 0..<30 as Range<UInt64>)
+    func cappedUtterancesStayExactAndIncrementalEqualsBatch(seed: UInt64) {
+        let config = MergeConfig(maxUtteranceWords: 3)
+        let scenario = RandomScenario(seed: 1_000 + seed, words: seed % 2 == 0 ? 150 : 60, turns: 25, withMerges: seed % 3 == 0)
+        var merger = TranscriptMerger(config: config)
+        let mirror = scenario.runIncremental(into: &merger)
+        #expect(merger.utterances.allSatisfy { $0.words.count <= 3 })
+        #expect(mirror.matches(merger))
+        #expect(mirror.redundant.isEmpty, "\(mirror.redundant.prefix(5))")
+        var batch = TranscriptMerger(config: config)
+        let state = scenario.finalState
+        _ = batch.apply(results: state.results, turns: state.turns)
+        for case let .mergeSpeaker(from, into) in scenario.events { _ = batch.mergeSpeaker(from, into: into) }
+        #expect(shapes(merger) == shapes(batch))
+    }
+
     @Test func arrivalOrderDoesNotMatter() {
         let scenario = RandomScenario(seed: 99, words: 80, turns: 30)
         let state = scenario.finalState
