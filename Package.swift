@@ -151,7 +151,13 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The fault-injection harness: `speakersync-bench faults` and a short schedule in the tests.
+        .target(name: "FaultInjection", dependencies: [
+            "PostgresClient", "SpeakerSyncClient", "SpeakerSyncKit", "SessionProtocol", "MeetingSynth", "WebSocketTransport",
+            "DeterministicRandom", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
+            "FaultInjection",
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
@@ -205,7 +211,7 @@ let package = Package(
 
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
-        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", "FaultInjection", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TestSupport", exclude: ["faulty_plugin.c", "falcon_double.c"]),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),

@@ -48,6 +48,9 @@ public struct DeviceStreamConfig: Sendable {
     public var startTimeoutSeconds: Double
     /// Told every connection state change (connected, resuming, offline, finished), in order.
     public var onState: (@Sendable (ConnectionState) -> Void)?
+    /// Told every server message (JSON text) as it arrives, across reconnects: what a tool that keeps
+    /// its own record (the fault harness's acknowledgement ledger) needs even when the stream fails.
+    public var onMessage: (@Sendable (String) -> Void)?
     /// How `stream(audio:…)` sends the recording: 16-bit PCM (the default) or Opus packets encoded
     /// here (the recording's rate must then be 8, 12, 16, 24 or 48 kHz).
     public var encoding: DeviceAudioEncoding
@@ -74,6 +77,7 @@ public struct DeviceStreamConfig: Sendable {
         self.reconnect = .never
         self.startTimeoutSeconds = 300
         self.onState = nil
+        self.onMessage = nil
         self.encoding = .pcmS16LE
         self.opusBitsPerSecond = 24_000
         self.spoolDirectory = nil
@@ -179,8 +183,10 @@ public final class DeviceStreamer: Sendable {
         // With reconnects the kit itself bounds the wait for the first session; with one connection
         // `waitStarted` below does.
         kit.startTimeoutSeconds = reconnects ? config.startTimeoutSeconds : nil
+        let onMessage = config.onMessage
         let session = SpeakerSyncSession(config: kit, sockets: LWSSocketFactory(client: client), logger: logger) { text in
             inbox.receivedText(text)
+            onMessage?(text)
         }
         let began = ContinuousClock.now
         if let onState = config.onState {

@@ -20,12 +20,13 @@ public final class ConversationRepository: Sendable {
     public let pool: PGConnectionPool
     private let logger: Logger
 
-    /// Opens one connection at once, so a server that cannot reach PostgreSQL fails at start.
+    /// `primed`: opens one connection at once, so a server that cannot reach PostgreSQL fails at
+    /// start; otherwise connections open on first need.
     public init(connectionString: String, poolSize: Int = 4, connectionConfig: PGConnectionConfig = .interactive,
-                logger: Logger) throws {
+                primed: Bool = true, logger: Logger) throws {
         self.logger = logger
         self.pool = PGConnectionPool(connectionString: connectionString, size: poolSize, connectionConfig: connectionConfig)
-        try pool.prime()
+        if primed { try pool.prime() }
     }
 
     /// Runs `body` with a pooled connection, reconnecting once if the connection was lost.

@@ -38,11 +38,16 @@ import Testing
         let session = Engine.session(sockets) // backoff 0.01-0.02 s
         session.start()
         let first = try await sockets.waitForSocket(1)
+        let refused = ContinuousClock.now
         first.events(.upgradeRefused(status: 503, retryAfter: "1", reason: "HS: ws upgrade response not 101"))
-        // The kit cannot come back before the 1 s the server asked for (a lower bound only: it may be later).
+        // The kit cannot come back before the 1 s the server asked for (a lower bound only: it may be
+        // later). Checked only while the test itself is still inside that second: on a loaded machine
+        // the sleep may overrun it, and then a second socket is right.
         try await Task.sleep(for: .milliseconds(500))
-        #expect(sockets.sockets.count == 1)
+        let count = sockets.sockets.count
+        if ContinuousClock.now - refused < .milliseconds(950) { #expect(count == 1) }
         _ = try await sockets.waitForSocket(2)
+        #expect(ContinuousClock.now - refused >= .seconds(1))
         #expect(session.isEnded == false)
         session.stop()
     }

@@ -13,7 +13,7 @@ public enum TestCluster {
         logger.logLevel = .warning
         // Suites run in parallel, each with servers of its own (a few connections each): more than
         // PostgreSQL's default 100 at the busiest moments.
-        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, config: EmbeddedPostgresConfig(maxConnections: 400), logger: logger)
+        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, config: EmbeddedPostgresConfig(maxConnections: 1000), logger: logger)
         do { _ = try cluster.start() } catch { fatalError("cannot start the test PostgreSQL cluster: \(error)") }
         clusterToStop = cluster
         atexit {

@@ -33,7 +33,7 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             writer = try StoreWriter(connectionString: connectionString, observer: storeObserver, logger: logger)
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
             startReader = try ConversationRepository(connectionString: connectionString, poolSize: SessionEnvironment.sharedStartReads.threadCount,
-                                                     logger: logger)
+                                                     primed: false, logger: logger)
             lease = try ServerLease(connectionString: connectionString, logger: logger)
             let orphans = try lease.sweepOrphans()
             if orphans > 0 {

@@ -6,6 +6,7 @@ import Glibc
 
 /// A TCP forwarder on a loopback port, standing for the network between a device and the server: it
 /// can cut every connection at once (a tunnel, a Wi-Fi handover) while both ends stay up.
+/// `@unchecked Sendable`: the listener and port are set once in init; the sockets set is a Mutex.
 public final class TCPProxy: @unchecked Sendable {
     public let port: Int
     private let upstreamPort: Int
@@ -28,7 +29,7 @@ public final class TCPProxy: @unchecked Sendable {
                 bind(listener, $0, length) == 0 && listen(listener, 64) == 0 && getsockname(listener, $0, &length) == 0
             }
         }
-        guard ok else { throw RawConnection.Failure(description: "proxy cannot listen") }
+        guard ok else { throw ProxyError(description: "proxy cannot listen") }
         port = Int(UInt16(bigEndian: address.sin_port))
         Thread.detachNewThread { [self] in acceptLoop() }
     }
@@ -45,6 +46,28 @@ public final class TCPProxy: @unchecked Sendable {
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
+    public struct ProxyError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// A TCP socket connected to 127.0.0.1:`port`, nil when nothing listens there.
+    static func connectedSocket(port: Int) -> Int32? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
@@ -56,7 +79,7 @@ public final class TCPProxy: @unchecked Sendable {
         while !stopped.load(ordering: .relaxed) {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { if stopped.load(ordering: .relaxed) { return } else { continue } }
-            guard let upstream = try? RawConnection.connectedSocket(port: upstreamPort) else { close(client); continue }
+            guard let upstream = Self.connectedSocket(port: upstreamPort) else { close(client); continue }
             sockets.withLock { $0.formUnion([client, upstream]) }
             Thread.detachNewThread { [self] in pump(from: client, to: upstream) }
             Thread.detachNewThread { [self] in pump(from: upstream, to: client) }

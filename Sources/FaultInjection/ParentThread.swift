@@ -3,9 +3,9 @@ import Foundation
 /// A thread that lives until `finish()`, to start child processes from.
 ///
 /// Linux sends a child's parent-death signal when the *thread* that spawned it exits, not the
-/// process. `speakersync serve` under tests sets one (SPEAKERSYNC_EXIT_WITH_PARENT), and so does
-/// the embedded PostgreSQL it starts; started from a Dispatch or concurrency thread, which ends
-/// after a few idle seconds, the server would be told to stop in the middle of a test.
+/// process. `speakersync serve` under tests and fault runs sets one (SPEAKERSYNC_EXIT_WITH_PARENT),
+/// and so does the embedded PostgreSQL it starts; started from a Dispatch or concurrency thread,
+/// which ends after a few idle seconds, the server would be told to stop in the middle of a run.
 ///
 /// `@unchecked Sendable`: `jobs` and `finished` are read and written only with `condition` locked.
 public final class ParentThread: @unchecked Sendable {
@@ -15,7 +15,7 @@ public final class ParentThread: @unchecked Sendable {
 
     public init() {
         let thread = Thread { [self] in serve() }
-        thread.name = "test.parent-thread"
+        thread.name = "speakersync.parent-thread"
         thread.start()
     }
 

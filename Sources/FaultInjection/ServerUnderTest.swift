@@ -1,0 +1,130 @@
+import Foundation
+import SpeakerSyncClient
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `speakersync serve` as a child process on a fixed port, so a fault run can SIGKILL it the way a
+/// crash or the OOM killer would, SIGTERM it the way a deploy does, and start it again where
+/// devices will find it.
+///
+/// `@unchecked Sendable`: `process` is replaced only by `start()` and read by the other methods, all
+/// called from the run's one orchestrating task, one at a time.
+public final class ServerUnderTest: @unchecked Sendable {
+    public let port: Int
+    public let adminKey: String
+    public let databaseURL: String
+    private let executable: URL
+    private let extraArguments: [String]
+    private let logFile: URL?
+    private let parent = ParentThread()
+    private var process: Process?
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// `executable`: the `speakersync` binary; `logFile`: where its output goes (nil: discarded).
+    public init(executable: URL, databaseURL: String, port: Int, adminKey: String, extraArguments: [String] = [], logFile: URL? = nil) {
+        self.executable = executable
+        self.databaseURL = databaseURL
+        self.port = port
+        self.adminKey = adminKey
+        self.extraArguments = extraArguments
+        self.logFile = logFile
+    }
+
+    deinit {
+        kill()
+        parent.finish()
+    }
+
+    /// The `speakersync` binary beside the running one (the bench's, or the test bundle's).
+    public static func siblingExecutable() throws -> URL {
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            .deletingLastPathComponent().appendingPathComponent("speakersync")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw Failure(description: "no speakersync executable at \(executable.path); build it first")
+        }
+        return executable
+    }
+
+    public var processID: pid_t? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Starts the server and waits (bounded by `timeoutSeconds`) until `/readyz` answers 200.
+    public func start(timeoutSeconds: Double = 60) async throws {
+        let executable = self.executable
+        let arguments = ["serve", "--port", "\(port)", "--database-url", databaseURL, "--log-level", "warning"] + extraArguments
+        var variables = ProcessInfo.processInfo.environment
+        variables["SPEAKERSYNC_ADMIN_KEY"] = adminKey
+        variables["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed run leaves no server behind
+        let environment = variables
+        let log = logFile
+        // Spawned from a thread that lives as long as this object (see ParentThread).
+        let started = try await parent.run { () throws -> ProcessBox in
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            process.environment = environment
+            if let log {
+                if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+                let handle = try FileHandle(forWritingTo: log)
+                handle.seekToEndOfFile()
+                process.standardOutput = handle
+                process.standardError = handle
+            } else {
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+            }
+            try process.run()
+            return ProcessBox(process: process)
+        }
+        process = started.process
+        let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
+        while ContinuousClock.now < deadline {
+            guard started.process.isRunning else {
+                throw Failure(description: "speakersync serve exited with \(started.process.terminationStatus) while starting")
+            }
+            if (try? SimpleHTTPClient.get(baseURL + "/readyz", timeoutSeconds: 2))?.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw Failure(description: "the server was not ready within \(Int(timeoutSeconds)) s")
+    }
+
+    /// SIGKILL: no shutdown, no flush, exactly like a crash.
+    public func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then waits for the process to exit; its exit status.
+    @discardableResult
+    public func terminate() -> Int32 {
+        guard let process else { return 0 }
+        guard process.isRunning else { return process.terminationStatus }
+        Glibc.kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    public var isRunning: Bool { process?.isRunning == true }
+
+    /// The provider worker processes, from the admin's view of `/healthz`.
+    public func providerWorkers() -> [(pid: pid_t, plugin: String)] {
+        guard let response = try? SimpleHTTPClient.get(baseURL + "/healthz", token: adminKey, timeoutSeconds: 5),
+              let object = response.json() as? [String: Any],
+              let workers = object["provider_workers"] as? [[String: Any]] else { return [] }
+        return workers.compactMap { worker in
+            guard let pid = (worker["pid"] as? NSNumber)?.int32Value else { return nil }
+            return (pid, worker["plugin"] as? String ?? "")
+        }
+    }
+}
+
+/// Carries a Process out of the parent thread's closure (it is only handed over, then used by one task).
+private struct ProcessBox: @unchecked Sendable {
+    let process: Process
+}
