@@ -143,6 +143,10 @@ struct FaultDevices: Sendable {
                                     "sample_rate": meeting.sampleRate, "encoding": "pcm_s16le", "conversation_id": conversationID]
         if plan.storeAudio { start["store_audio"] = true }
         connection.send(.text(Self.json(start)))
+        if hostile {
+            // At once, so the refusal is seen whatever fault comes next: a lone surrogate and a NUL.
+            connection.send(.text(#"{"type":"words","result_id":"hostile0","final":true,"words":[{"text":"ok\ud800","start":0.0,"end":0.1},{"text":"a\u0000b","start":0.1,"end":0.2}]}"#))
+        }
         var sent: [AcknowledgementLedger.WordKey] = []
         let chunk = meeting.sampleRate / 10
         let began = ContinuousClock.now

@@ -82,7 +82,14 @@ final class FaultInjector: Sendable {
     /// A re-diarization of a finished conversation with stored audio, answered 202, then the server
     /// stopped at once (SIGTERM and SIGKILL in turn) and started again: the job must not vanish.
     private func jobAcrossRestart() async throws {
-        let candidates = results.all.filter { $0.finalized && $0.storeAudio }.map(\.conversationID)
+        // A conversation that kept its audio must have finished; on a loaded machine the first may
+        // take a while (bounded).
+        var candidates: [String] = []
+        let deadline = ContinuousClock.now + .seconds(120)
+        while candidates.isEmpty, ContinuousClock.now < deadline {
+            candidates = results.all.filter { $0.finalized && $0.storeAudio }.map(\.conversationID)
+            if candidates.isEmpty { try await Task.sleep(for: .seconds(1)) }
+        }
         guard let conversation = candidates.last else {
             logger.warning("fault run: no finished conversation with stored audio yet; the job fault restarts the server only")
             server.terminate()

@@ -73,10 +73,10 @@ import WebSocketTransport
         #expect(report.closeCode == 1000)
         let conversation = report.conversationID
 
-        // The faulty provider sleeps 40 ms in each 100 ms push: the job is queued or running, not
-        // done, when its server stops half a second later.
+        // The faulty provider sleeps 200 ms in each 100 ms push (a 20 s job): the job is queued or running, not
+        // done, when its server stops half a second later, even on a loaded machine.
         let started = try Self.request(first, "POST", "/v1/conversations/\(conversation)/diarize?provider=faulty",
-                                       body: #"{"options":{"delay_ms":40}}"#, token: token)
+                                       body: #"{"options":{"delay_ms":200}}"#, token: token)
         #expect(started.status == 202, "\(started.text)")
         let jobID = try #require((started.json() as? [String: Any])?["id"] as? String)
         #expect((started.json() as? [String: Any])?["attempts"] as? Int == 0)
