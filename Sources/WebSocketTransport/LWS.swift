@@ -334,9 +334,41 @@ enum LWS {
         lws_http_transaction_completed(wsi) != 0
     }
 
-    /// Answers an upgrade request we refuse with a minimal status response written by lws itself.
-    static func rejectUpgrade(_ wsi: OpaquePointer, status: Int) {
-        _ = lws_return_http_status(wsi, UInt32(status), nil)
+    /// Answers a refused upgrade from HTTP_CONFIRM_UPGRADE with a complete response in one write: the
+    /// status line, `headers`, `Content-Type`, `Content-Length`, `Connection: close` and `body`. The
+    /// callback must then return 1 (lws ends the transaction and, without keep-alive, the connection).
+    ///
+    /// The status line is written here rather than by `lws_add_http_header_status`: at this point lws
+    /// has not yet read the request's HTTP version and would answer "HTTP/1.0", and its reason table
+    /// has no phrase for 429. An upgrade request is always HTTP/1.1 (RFC 6455 §4.1).
+    static func refuseUpgrade(_ wsi: OpaquePointer, status: Int, reasonPhrase: String, contentType: String,
+                              headers: [(String, String)], body: [UInt8]) throws {
+        var buffer = [UInt8](repeating: 0, count: pre + 1024 + body.count + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        try buffer.withUnsafeMutableBufferPointer { scratch in
+            let start = scratch.baseAddress! + pre
+            let end = scratch.baseAddress! + scratch.count - 1
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            var statusLine = Array("HTTP/1.1 \(status) \(reasonPhrase)".utf8)
+            if lws_add_http_header_by_name(wsi, nil, &statusLine, Int32(statusLine.count), &cursor, end) != 0 {
+                throw TransportError(.lwsCallFailed, "status line does not fit")
+            }
+            try addHeaders(wsi, [("content-type", contentType), ("content-length", String(body.count))] + headers
+                           + [("connection", "close")], cursor: &cursor, end: end)
+            if lws_finalize_http_header(wsi, &cursor, end) != 0 {
+                throw TransportError(.lwsCallFailed, "lws_finalize_http_header failed")
+            }
+            guard var position = cursor, position + body.count <= end else {
+                throw TransportError(.lwsCallFailed, "refusal body does not fit")
+            }
+            body.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { position.update(from: base, count: body.count) }
+            }
+            position += body.count
+            let count = position - start
+            // Whatever the socket does not take now lws keeps and flushes before it closes.
+            let written = lws_write(wsi, start, count, LWS_WRITE_HTTP_FINAL)
+            if written < 0 { throw TransportError(.lwsCallFailed, "lws_write(refusal) returned \(written)") }
+        }
     }
 
     // MARK: Client

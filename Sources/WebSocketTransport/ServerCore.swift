@@ -163,9 +163,11 @@ final class ServerCore: @unchecked Sendable {
         return connections.count >= config.maxConnections
     }
 
+    static let serverBusyMessage = "the server has reached its connection limit; retry later"
+    static let serverBusyRetrySeconds = 5
     static let serverBusy = HTTPResponse.json(
-        status: 503, #"{"error":{"code":"server_busy","message":"the server has reached its connection limit; retry later"}}"#,
-        headers: [("retry-after", "5")])
+        status: 503, #"{"error":{"code":"server_busy","message":"\#(serverBusyMessage)"}}"#,
+        headers: [("retry-after", "\(serverBusyRetrySeconds)")])
 
     private func connection(for wsi: OpaquePointer) -> ServerConnection {
         if let id = knownID(wsi), let existing = connections[id] { return existing }
@@ -205,17 +207,29 @@ final class ServerCore: @unchecked Sendable {
     // MARK: WebSocket
 
     /// Accepts the upgrade only on `webSocketPath`, within the connection limit, and when the handler
-    /// admits it; otherwise answers the refusal's status (or just refuses).
+    /// admits it; otherwise answers the refusal as JSON (or, from the safety net, just refuses).
     private func confirmUpgrade(_ wsi: OpaquePointer, sendStatus: Bool) -> Int32 {
-        func refuse(_ status: Int, _ reason: String) -> Int32 {
-            logger.debug("websocket upgrade refused", metadata: ["status": "\(status)", "reason": "\(reason)"])
+        func refuse(_ status: Int, _ code: String, _ message: String, retryAfter: Int?) -> Int32 {
+            logger.debug("websocket upgrade refused", metadata: ["status": "\(status)", "code": "\(code)", "reason": "\(message)"])
             guard sendStatus else { return -1 }
-            LWS.rejectUpgrade(wsi, status: status)
+            let response = RefusedUpgradeResponse(status: status, code: code, message: message, retryAfterSeconds: retryAfter)
+            do {
+                try LWS.refuseUpgrade(wsi, status: response.status, reasonPhrase: response.reasonPhrase, contentType: "application/json",
+                                      headers: response.headers, body: response.body)
+            } catch {
+                logger.warning("websocket refusal not written; closing", metadata: ["status": "\(status)", "error": "\(error)"])
+                return -1
+            }
             return 1
         }
         let path = LWS.requestPath(wsi) ?? ""
-        guard path == config.webSocketPath else { return refuse(404, "no websocket on \(path)") }
-        guard !overConnectionLimit(wsi) else { return refuse(503, "connection limit \(config.maxConnections) reached") }
+        guard path == config.webSocketPath else {
+            return refuse(404, "not_found", "no WebSocket endpoint at this path; use \(config.webSocketPath)", retryAfter: nil)
+        }
+        guard !overConnectionLimit(wsi) else {
+            logger.debug("connection limit reached", metadata: ["limit": "\(config.maxConnections)"])
+            return refuse(503, "server_busy", Self.serverBusyMessage, retryAfter: Self.serverBusyRetrySeconds)
+        }
         let connection = connection(for: wsi)
         let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
         let request = UpgradeRequest(path: path, query: query.values, remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi),
@@ -224,8 +238,8 @@ final class ServerCore: @unchecked Sendable {
         case .accept:
             connection.upgrade = request
             return 0
-        case .refuse(let status, let reason):
-            return refuse(status, reason)
+        case .refuse(let status, let code, let message, let retryAfter):
+            return refuse(status, code, message, retryAfter: retryAfter)
         }
     }
 

@@ -97,4 +97,13 @@ struct PureLogicTests {
         let done = empty.isDone
         #expect(only.range.isEmpty && only.isFirst && only.isLast && done)
     }
+
+    @Test func refusedUpgradeResponseIsTheAPIsErrorShape() throws {
+        let response = RefusedUpgradeResponse(status: 429, code: "rate_limited", message: "slow \"down\"", retryAfterSeconds: 0)
+        #expect(response.reasonPhrase == "Too Many Requests")
+        #expect(response.headers.map(\.0) == ["retry-after"])
+        #expect(response.headers.first?.1 == "1") // never 0: that would invite an immediate retry
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":{"code":"rate_limited","message":"slow \"down\""}}"#)
+        #expect(RefusedUpgradeResponse(status: 404, code: "not_found", message: "", retryAfterSeconds: nil).headers.isEmpty)
+    }
 }
