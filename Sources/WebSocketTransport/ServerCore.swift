@@ -18,27 +18,8 @@ private let serverCallback: LWS.Callback = { wsi, reason, user, input, length in
         .handle(wsi, reason: reason, user: user, input: input, length: length)
 }
 
-/// One server connection as the service thread sees it (HTTP, or WebSocket after the upgrade).
-private final class ServerConnection {
-    let id: UInt64
-    let wsi: OpaquePointer
-    var upgrade: UpgradeRequest?
-    var isWebSocket = false
-    var assembler: MessageAssembler
-    var outgoing: OutgoingFragmenter?
-    var peerCloseCode: UInt16?
-    var http: HTTPExchange?
-    var httpSerial: UInt64 = 0
-
-    init(id: UInt64, wsi: OpaquePointer, maxMessageBytes: Int) {
-        self.id = id
-        self.wsi = wsi
-        self.assembler = MessageAssembler(limit: maxMessageBytes)
-    }
-}
-
 /// One HTTP request/response on a connection (several per connection with keep-alive).
-private struct HTTPExchange {
+struct HTTPExchange {
     enum State {
         case readingBody
         case awaitingResponse
@@ -70,9 +51,12 @@ final class ServerCore: @unchecked Sendable {
     private(set) var runtime: ServiceRuntime<ServerCommand>!
     private(set) var port = 0
 
-    private var connections: [UInt64: ServerConnection] = [:]
+    /// Service-thread state; internal so the closing-handshake extension (ServerCore+Closing) shares it.
+    var connections: [UInt64: ServerConnection] = [:]
+    /// False once the frame-mask bit could not be read reliably (`LWS.receivedFrameMasking`).
+    var maskCheckTrusted = true
     private var lastID: UInt64 = 0
-    private let scratch = WebSocketWriter.makeScratch()
+    let scratch = WebSocketWriter.makeScratch()
 
     init(config: WebSocketServerConfig, webSocketHandler: any WebSocketHandler, httpHandler: (any HTTPHandler)?, logger: Logger) {
         self.config = config
@@ -115,15 +99,17 @@ final class ServerCore: @unchecked Sendable {
             webSocketEstablished(wsi)
             return 0
         case LWS_CALLBACK_RECEIVE:
-            webSocketReceived(wsi, input: input, length: length)
-            return 0
+            return webSocketReceived(wsi, input: input, length: length)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            return pongReceived(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
-            return WebSocketWriter.writeNext(wsi: wsi, id: id, current: &connection.outgoing, runtime: runtime,
-                                             scratch: scratch, logger: logger)
+            return webSocketWriteable(connection)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let id = knownID(wsi) { connections[id]?.peerCloseCode = LWS.parseClosePayload(input, length).code }
-            return 0
+            return peerInitiatedClose(wsi, input: input, length: length)
+        case LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL:
+            webSocketDropping(wsi)
+            return LWS.defaultCallback(wsi, reason, user, input, length)
         case LWS_CALLBACK_CLOSED:
             connectionGone(wsi)
             return 0
@@ -152,7 +138,7 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
-    private func knownID(_ wsi: OpaquePointer) -> UInt64? {
+    func knownID(_ wsi: OpaquePointer) -> UInt64? {
         let id = LWS.connectionID(wsi)
         return id == 0 ? nil : id
     }
@@ -182,7 +168,7 @@ final class ServerCore: @unchecked Sendable {
     private func drain() {
         let (commands, dirty) = runtime.takeWork()
         for id in dirty {
-            if let connection = connections[id], connection.isWebSocket { LWS.requestWriteable(connection.wsi) }
+            if let connection = connections[id], connection.isWebSocket, connection.isOpen { LWS.requestWriteable(connection.wsi) }
         }
         for command in commands {
             switch command {
@@ -252,8 +238,11 @@ final class ServerCore: @unchecked Sendable {
         webSocketHandler.opened(ConnectionID(rawValue: connection.id), request: request)
     }
 
-    private func webSocketReceived(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        guard let id = knownID(wsi), let connection = connections[id] else { return }
+    /// A piece of a data frame. Frames that arrive after the closing handshake began are ignored
+    /// (RFC 6455 §5.5.1); an unmasked frame fails the connection (§5.1).
+    private func webSocketReceived(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        guard let id = knownID(wsi), let connection = connections[id], connection.isOpen else { return 0 }
+        if receivedFrameIsUnmasked(wsi) { return failConnection(connection, reason: "unmasked frame") }
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length)
         let event = connection.assembler.append(chunk, isBinary: LWS.frameIsBinary(wsi), isFinal: LWS.isFinalFragment(wsi),
                                                 remainingInFrame: LWS.remainingPayload(wsi))
@@ -265,6 +254,7 @@ final class ServerCore: @unchecked Sendable {
         case nil:
             break
         }
+        return 0
     }
 
     /// CLOSED, CLOSED_HTTP or WSI_DESTROY: forget the connection, tell the handler once.
