@@ -259,6 +259,16 @@ enum LWS {
         _ = lws_rx_flow_control(wsi, Int32(LWS_RXFLOW_REASON_APPLIES_DISABLE | closingReason | LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
     }
 
+    /// Asks for one LWS_CALLBACK_TIMER on this connection after `seconds` (replacing any earlier one).
+    /// Unlike `closeWithin`, the callback decides what happens (an answer, a close frame).
+    static func setTimer(_ wsi: OpaquePointer, seconds: Double) {
+        lws_set_timer_usecs(wsi, lws_usec_t(max(0.001, seconds) * 1_000_000))
+    }
+
+    static func cancelTimer(_ wsi: OpaquePointer) {
+        lws_set_timer_usecs(wsi, -1) // LWS_SET_TIMER_USEC_CANCEL
+    }
+
     /// Pauses (false) or resumes (true) reading from the socket.
     static func setReceiving(_ wsi: OpaquePointer, enabled: Bool) throws {
         let result = lws_rx_flow_control(wsi, enabled ? 1 : 0)

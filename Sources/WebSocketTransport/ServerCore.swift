@@ -30,8 +30,10 @@ struct HTTPExchange {
     var serial: UInt64
     var request: HTTPRequest
     var state: State
-    /// Set for 413: the unread rest of the body makes the connection unusable afterwards.
+    /// Set for 413 and 408: the unread rest of the body makes the connection unusable afterwards.
     var closeAfter = false
+    /// How fast the body arrives, while it is being read (ServerCore+BodyPace).
+    var pace: BodyPace?
 }
 
 /// The server's service-thread logic. Everything but `runtime` is touched only on the service thread
@@ -125,6 +127,9 @@ final class ServerCore: @unchecked Sendable {
             if let id = knownID(wsi), let connection = connections[id], case .readingBody? = connection.http?.state {
                 dispatchHTTP(connection)
             }
+            return 0
+        case LWS_CALLBACK_TIMER:
+            httpTimerFired(wsi)
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
@@ -295,6 +300,7 @@ final class ServerCore: @unchecked Sendable {
         } else if announced > 0 {
             exchange.request.body.reserveCapacity(announced)
             connection.http = exchange // lws now delivers HTTP_BODY, then HTTP_BODY_COMPLETION
+            bodyStarted(connection)
         } else {
             connection.http = exchange
             dispatchHTTP(connection)
@@ -305,6 +311,8 @@ final class ServerCore: @unchecked Sendable {
         guard let id = knownID(wsi), let connection = connections[id], var exchange = connection.http,
               case .readingBody = exchange.state else { return }
         if exchange.request.body.count + length > config.maxHTTPBodyBytes {
+            bodyEnded(connection)
+            exchange.pace = nil
             exchange.closeAfter = true
             exchange.request.body = []
             exchange.state = .sendingHeaders(Self.tooLarge(limit: config.maxHTTPBodyBytes))
@@ -324,6 +332,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// Hands the complete request to the handler; its `respond` comes back through the queue.
     private func dispatchHTTP(_ connection: ServerConnection) {
+        bodyEnded(connection)
         guard var exchange = connection.http else { return }
         exchange.state = .awaitingResponse
         let request = exchange.request

@@ -132,4 +132,14 @@ struct PureLogicTests {
         let close = outbox.appendClose(code: 1000, reason: "")
         #expect(!late && !close)
     }
+
+    @Test func bodyPaceJudgesEachWindowAndTheDeadline() {
+        var pace = BodyPace(deadlineSeconds: 30, minimumBytesPerSecond: 100, windowSeconds: 10, now: 0)
+        #expect(pace.check(now: 0, bytes: 0) == .checkAgain(afterSeconds: 10))
+        #expect(pace.check(now: 10, bytes: 1000) == .checkAgain(afterSeconds: 10)) // exactly the minimum
+        guard case .tooSlow = pace.check(now: 20, bytes: 1999) else { Issue.record("999 bytes in 10 s passed"); return }
+        var late = BodyPace(deadlineSeconds: 15, minimumBytesPerSecond: 0, windowSeconds: 10, now: 100)
+        #expect(late.check(now: 110, bytes: 1) == .checkAgain(afterSeconds: 5)) // no minimum: only the deadline
+        guard case .tooSlow = late.check(now: 115, bytes: 1) else { Issue.record("the deadline passed"); return }
+    }
 }
