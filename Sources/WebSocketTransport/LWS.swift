@@ -22,7 +22,10 @@ enum LWS {
             var proto = lws_protocols()
             proto.name = name
             proto.callback = callback
-            proto.per_session_data_size = 0
+            // The transport keeps its per-connection state in Swift and never uses this memory, but lws
+            // delivers WS_SERVER_DROP_PROTOCOL (which the closing handshake relies on, see
+            // ServerCore+Closing) only to connections that have per-session user space.
+            proto.per_session_data_size = 8
             proto.rx_buffer_size = rxBufferBytes
             (table + index).initialize(to: proto)
         }
@@ -178,18 +181,95 @@ enum LWS {
         }
     }
 
+    // MARK: Closing
+
+    /// Bytes of the close frame payload lws holds for this connection: set by `setCloseReason`, by lws
+    /// itself when it fails a connection with a code (1002 for a bad opcode or RSV bits, 1007 for
+    /// invalid UTF-8), or a peer's close being echoed. 0 when no close frame is prepared.
+    static func preparedCloseLength(_ wsi: OpaquePointer) -> Int {
+        Int(lws_get_close_length(wsi))
+    }
+
+    /// True while lws holds bytes of an earlier write the socket did not take. A callback must not
+    /// return -1 then: lws would flush and drop the socket without writing the close frame.
+    static func hasPendingOutput(_ wsi: OpaquePointer) -> Bool {
+        lws_partial_buffered(wsi) != 0
+    }
+
     // MARK: Receiving
+
+    /// Whether the frame lws is delivering was masked, as far as this lws build lets us tell.
+    enum FrameMasking: Equatable {
+        case masked
+        case unmasked
+        /// The private state did not match what lws's public calls report: the layout is not the one
+        /// this code was written against, and the bit must not be trusted.
+        case unknown
+    }
+
+    /// lws 4.1.6 parses the MASK bit of every frame but never refuses a client frame without it
+    /// (RFC 6455 §5.1 requires the server to fail such a connection), and it has no call that
+    /// returns the bit. It keeps it in `struct _lws_websocket_related`, in a bit-field right after the
+    /// close/ping buffer whose start `lws_get_close_payload` returns:
+    ///
+    ///     uint8_t ping_payload_buf[128 - 3 + LWS_PRE];   // lws_get_close_payload() = &buf[LWS_PRE]
+    ///     unsigned int final:1;            // bit 0 of the next byte
+    ///     unsigned int frame_is_binary:1;  // bit 1
+    ///     unsigned int all_zero_nonce:1;   // bit 2
+    ///     unsigned int this_frame_masked:1;// bit 3
+    ///
+    /// so byte 125 after the close payload holds the flags (GCC and Clang on x86-64 and arm64 start a
+    /// bit-field in the first free byte). Before trusting bit 3, bits 0 and 1 are checked against
+    /// `lws_is_final_fragment` and `lws_frame_is_binary`, which read the same two fields: when they
+    /// disagree the layout is different and the answer is `.unknown`. Valid during a RECEIVE,
+    /// RECEIVE_PONG or WS_PEER_INITIATED_CLOSE callback (the flags describe the frame being delivered).
+    static func receivedFrameMasking(_ wsi: OpaquePointer) -> FrameMasking {
+        guard let payload = lws_get_close_payload(wsi) else { return .unknown }
+        let flags = payload[125]
+        let isBinary = lws_frame_is_binary(wsi) != 0
+        let isFinalFragment = lws_is_final_fragment(wsi) != 0
+        // lws_is_final_fragment is `final && nothing left of the frame`, so only its true is exact.
+        guard (flags & 0b10 != 0) == isBinary, !isFinalFragment || flags & 0b1 != 0 else { return .unknown }
+        return flags & 0b1000 != 0 ? .masked : .unmasked
+    }
+
 
     static func isFinalFragment(_ wsi: OpaquePointer) -> Bool { lws_is_final_fragment(wsi) != 0 }
     static func frameIsBinary(_ wsi: OpaquePointer) -> Bool { lws_frame_is_binary(wsi) != 0 }
     static func remainingPayload(_ wsi: OpaquePointer) -> Int { Int(lws_remaining_packet_payload(wsi)) }
 
-    /// Pauses (false) or resumes (true) reading from the socket.
     /// lws closes the connection if it still exists after `seconds` (its own pending-timeout machinery).
+    /// It drops the socket without a close frame: meant for a peer that reads nothing, which could not
+    /// receive one anyway.
     static func closeWithin(_ wsi: OpaquePointer, seconds: Int32) {
         lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, seconds)
     }
 
+    /// Stops reading from the socket for good once a failed connection's close frame is on its way.
+    ///
+    /// lws re-enables reading for the application's own reason (`lws_rx_flow_control(wsi, 1)`) while
+    /// its close frame waits to be written, and its service loop serves the same socket again when a
+    /// callback began a close: bytes a client keeps sending after a framing error are parsed as frames,
+    /// and the second error makes lws drop TCP without the close frame. A reason bit of our own (b1,
+    /// one of the six lws leaves to users; `setReceiving` uses b0) is not cleared by that, so nothing
+    /// more is read: the close frame goes out at the next POLLOUT. lws then gives up waiting for the
+    /// peer's answer after its close timeout (5 s) and closes the socket.
+    static func stopReceivingForClose(_ wsi: OpaquePointer) {
+        let closingReason = 1 << 1
+        _ = lws_rx_flow_control(wsi, Int32(LWS_RXFLOW_REASON_APPLIES_DISABLE | closingReason | LWS_RXFLOW_REASON_FLAG_PROCESS_NOW))
+    }
+
+    /// Asks for one LWS_CALLBACK_TIMER on this connection after `seconds` (replacing any earlier one).
+    /// Unlike `closeWithin`, the callback decides what happens (an answer, a close frame).
+    static func setTimer(_ wsi: OpaquePointer, seconds: Double) {
+        lws_set_timer_usecs(wsi, lws_usec_t(max(0.001, seconds) * 1_000_000))
+    }
+
+    static func cancelTimer(_ wsi: OpaquePointer) {
+        lws_set_timer_usecs(wsi, -1) // LWS_SET_TIMER_USEC_CANCEL
+    }
+
+    /// Pauses (false) or resumes (true) reading from the socket.
     static func setReceiving(_ wsi: OpaquePointer, enabled: Bool) throws {
         let result = lws_rx_flow_control(wsi, enabled ? 1 : 0)
         if result < 0 { throw TransportError(.lwsCallFailed, "lws_rx_flow_control returned \(result)") }
@@ -334,9 +414,41 @@ enum LWS {
         lws_http_transaction_completed(wsi) != 0
     }
 
-    /// Answers an upgrade request we refuse with a minimal status response written by lws itself.
-    static func rejectUpgrade(_ wsi: OpaquePointer, status: Int) {
-        _ = lws_return_http_status(wsi, UInt32(status), nil)
+    /// Answers a refused upgrade from HTTP_CONFIRM_UPGRADE with a complete response in one write: the
+    /// status line, `headers`, `Content-Type`, `Content-Length`, `Connection: close` and `body`. The
+    /// callback must then return 1 (lws ends the transaction and, without keep-alive, the connection).
+    ///
+    /// The status line is written here rather than by `lws_add_http_header_status`: at this point lws
+    /// has not yet read the request's HTTP version and would answer "HTTP/1.0", and its reason table
+    /// has no phrase for 429. An upgrade request is always HTTP/1.1 (RFC 6455 §4.1).
+    static func refuseUpgrade(_ wsi: OpaquePointer, status: Int, reasonPhrase: String, contentType: String,
+                              headers: [(String, String)], body: [UInt8]) throws {
+        var buffer = [UInt8](repeating: 0, count: pre + 1024 + body.count + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 })
+        try buffer.withUnsafeMutableBufferPointer { scratch in
+            let start = scratch.baseAddress! + pre
+            let end = scratch.baseAddress! + scratch.count - 1
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            var statusLine = Array("HTTP/1.1 \(status) \(reasonPhrase)".utf8)
+            if lws_add_http_header_by_name(wsi, nil, &statusLine, Int32(statusLine.count), &cursor, end) != 0 {
+                throw TransportError(.lwsCallFailed, "status line does not fit")
+            }
+            try addHeaders(wsi, [("content-type", contentType), ("content-length", String(body.count))] + headers
+                           + [("connection", "close")], cursor: &cursor, end: end)
+            if lws_finalize_http_header(wsi, &cursor, end) != 0 {
+                throw TransportError(.lwsCallFailed, "lws_finalize_http_header failed")
+            }
+            guard var position = cursor, position + body.count <= end else {
+                throw TransportError(.lwsCallFailed, "refusal body does not fit")
+            }
+            body.withUnsafeBufferPointer { source in
+                if let base = source.baseAddress { position.update(from: base, count: body.count) }
+            }
+            position += body.count
+            let count = position - start
+            // Whatever the socket does not take now lws keeps and flushes before it closes.
+            let written = lws_write(wsi, start, count, LWS_WRITE_HTTP_FINAL)
+            if written < 0 { throw TransportError(.lwsCallFailed, "lws_write(refusal) returned \(written)") }
+        }
     }
 
     // MARK: Client

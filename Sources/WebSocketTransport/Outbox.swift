@@ -33,6 +33,16 @@ struct Outbox {
         return true
     }
 
+    /// The connection's closing handshake has begun without a queued close (the transport failed the
+    /// connection, or the peer closed): nothing queued or sent later can ever be written after the
+    /// close frame (RFC 6455 §5.5.1), so all of it is dropped and later appends refused.
+    mutating func closeDiscarding() {
+        items.removeAll()
+        head = 0
+        queuedBytes = 0
+        isClosing = true
+    }
+
     /// Drops everything queued; the bytes of a message already being written stay counted until written.
     mutating func discardAll() {
         for item in items[head...] {

@@ -18,27 +18,8 @@ private let serverCallback: LWS.Callback = { wsi, reason, user, input, length in
         .handle(wsi, reason: reason, user: user, input: input, length: length)
 }
 
-/// One server connection as the service thread sees it (HTTP, or WebSocket after the upgrade).
-private final class ServerConnection {
-    let id: UInt64
-    let wsi: OpaquePointer
-    var upgrade: UpgradeRequest?
-    var isWebSocket = false
-    var assembler: MessageAssembler
-    var outgoing: OutgoingFragmenter?
-    var peerCloseCode: UInt16?
-    var http: HTTPExchange?
-    var httpSerial: UInt64 = 0
-
-    init(id: UInt64, wsi: OpaquePointer, maxMessageBytes: Int) {
-        self.id = id
-        self.wsi = wsi
-        self.assembler = MessageAssembler(limit: maxMessageBytes)
-    }
-}
-
 /// One HTTP request/response on a connection (several per connection with keep-alive).
-private struct HTTPExchange {
+struct HTTPExchange {
     enum State {
         case readingBody
         case awaitingResponse
@@ -49,8 +30,10 @@ private struct HTTPExchange {
     var serial: UInt64
     var request: HTTPRequest
     var state: State
-    /// Set for 413: the unread rest of the body makes the connection unusable afterwards.
+    /// Set for 413 and 408: the unread rest of the body makes the connection unusable afterwards.
     var closeAfter = false
+    /// How fast the body arrives, while it is being read (ServerCore+BodyPace).
+    var pace: BodyPace?
 }
 
 /// The server's service-thread logic. Everything but `runtime` is touched only on the service thread
@@ -70,9 +53,12 @@ final class ServerCore: @unchecked Sendable {
     private(set) var runtime: ServiceRuntime<ServerCommand>!
     private(set) var port = 0
 
-    private var connections: [UInt64: ServerConnection] = [:]
+    /// Service-thread state; internal so the closing-handshake extension (ServerCore+Closing) shares it.
+    var connections: [UInt64: ServerConnection] = [:]
+    /// False once the frame-mask bit could not be read reliably (`LWS.receivedFrameMasking`).
+    var maskCheckTrusted = true
     private var lastID: UInt64 = 0
-    private let scratch = WebSocketWriter.makeScratch()
+    let scratch = WebSocketWriter.makeScratch()
 
     init(config: WebSocketServerConfig, webSocketHandler: any WebSocketHandler, httpHandler: (any HTTPHandler)?, logger: Logger) {
         self.config = config
@@ -115,15 +101,17 @@ final class ServerCore: @unchecked Sendable {
             webSocketEstablished(wsi)
             return 0
         case LWS_CALLBACK_RECEIVE:
-            webSocketReceived(wsi, input: input, length: length)
-            return 0
+            return webSocketReceived(wsi, input: input, length: length)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            return pongReceived(wsi)
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
-            return WebSocketWriter.writeNext(wsi: wsi, id: id, current: &connection.outgoing, runtime: runtime,
-                                             scratch: scratch, logger: logger)
+            return webSocketWriteable(connection)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let id = knownID(wsi) { connections[id]?.peerCloseCode = LWS.parseClosePayload(input, length).code }
-            return 0
+            return peerInitiatedClose(wsi, input: input, length: length)
+        case LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL:
+            webSocketDropping(wsi)
+            return LWS.defaultCallback(wsi, reason, user, input, length)
         case LWS_CALLBACK_CLOSED:
             connectionGone(wsi)
             return 0
@@ -140,6 +128,9 @@ final class ServerCore: @unchecked Sendable {
                 dispatchHTTP(connection)
             }
             return 0
+        case LWS_CALLBACK_TIMER:
+            httpTimerFired(wsi)
+            return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let id = knownID(wsi), let connection = connections[id] else { return 0 }
             return writeHTTP(connection)
@@ -152,7 +143,7 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
-    private func knownID(_ wsi: OpaquePointer) -> UInt64? {
+    func knownID(_ wsi: OpaquePointer) -> UInt64? {
         let id = LWS.connectionID(wsi)
         return id == 0 ? nil : id
     }
@@ -163,9 +154,11 @@ final class ServerCore: @unchecked Sendable {
         return connections.count >= config.maxConnections
     }
 
+    static let serverBusyMessage = "the server has reached its connection limit; retry later"
+    static let serverBusyRetrySeconds = 5
     static let serverBusy = HTTPResponse.json(
-        status: 503, #"{"error":{"code":"server_busy","message":"the server has reached its connection limit; retry later"}}"#,
-        headers: [("retry-after", "5")])
+        status: 503, #"{"error":{"code":"server_busy","message":"\#(serverBusyMessage)"}}"#,
+        headers: [("retry-after", "\(serverBusyRetrySeconds)")])
 
     private func connection(for wsi: OpaquePointer) -> ServerConnection {
         if let id = knownID(wsi), let existing = connections[id] { return existing }
@@ -180,7 +173,7 @@ final class ServerCore: @unchecked Sendable {
     private func drain() {
         let (commands, dirty) = runtime.takeWork()
         for id in dirty {
-            if let connection = connections[id], connection.isWebSocket { LWS.requestWriteable(connection.wsi) }
+            if let connection = connections[id], connection.isWebSocket, connection.isOpen { LWS.requestWriteable(connection.wsi) }
         }
         for command in commands {
             switch command {
@@ -205,17 +198,29 @@ final class ServerCore: @unchecked Sendable {
     // MARK: WebSocket
 
     /// Accepts the upgrade only on `webSocketPath`, within the connection limit, and when the handler
-    /// admits it; otherwise answers the refusal's status (or just refuses).
+    /// admits it; otherwise answers the refusal as JSON (or, from the safety net, just refuses).
     private func confirmUpgrade(_ wsi: OpaquePointer, sendStatus: Bool) -> Int32 {
-        func refuse(_ status: Int, _ reason: String) -> Int32 {
-            logger.debug("websocket upgrade refused", metadata: ["status": "\(status)", "reason": "\(reason)"])
+        func refuse(_ status: Int, _ code: String, _ message: String, retryAfter: Int?) -> Int32 {
+            logger.debug("websocket upgrade refused", metadata: ["status": "\(status)", "code": "\(code)", "reason": "\(message)"])
             guard sendStatus else { return -1 }
-            LWS.rejectUpgrade(wsi, status: status)
+            let response = RefusedUpgradeResponse(status: status, code: code, message: message, retryAfterSeconds: retryAfter)
+            do {
+                try LWS.refuseUpgrade(wsi, status: response.status, reasonPhrase: response.reasonPhrase, contentType: "application/json",
+                                      headers: response.headers, body: response.body)
+            } catch {
+                logger.warning("websocket refusal not written; closing", metadata: ["status": "\(status)", "error": "\(error)"])
+                return -1
+            }
             return 1
         }
         let path = LWS.requestPath(wsi) ?? ""
-        guard path == config.webSocketPath else { return refuse(404, "no websocket on \(path)") }
-        guard !overConnectionLimit(wsi) else { return refuse(503, "connection limit \(config.maxConnections) reached") }
+        guard path == config.webSocketPath else {
+            return refuse(404, "not_found", "no WebSocket endpoint at this path; use \(config.webSocketPath)", retryAfter: nil)
+        }
+        guard !overConnectionLimit(wsi) else {
+            logger.debug("connection limit reached", metadata: ["limit": "\(config.maxConnections)"])
+            return refuse(503, "server_busy", Self.serverBusyMessage, retryAfter: Self.serverBusyRetrySeconds)
+        }
         let connection = connection(for: wsi)
         let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
         let request = UpgradeRequest(path: path, query: query.values, remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi),
@@ -224,8 +229,8 @@ final class ServerCore: @unchecked Sendable {
         case .accept:
             connection.upgrade = request
             return 0
-        case .refuse(let status, let reason):
-            return refuse(status, reason)
+        case .refuse(let status, let code, let message, let retryAfter):
+            return refuse(status, code, message, retryAfter: retryAfter)
         }
     }
 
@@ -238,8 +243,11 @@ final class ServerCore: @unchecked Sendable {
         webSocketHandler.opened(ConnectionID(rawValue: connection.id), request: request)
     }
 
-    private func webSocketReceived(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) {
-        guard let id = knownID(wsi), let connection = connections[id] else { return }
+    /// A piece of a data frame. Frames that arrive after the closing handshake began are ignored
+    /// (RFC 6455 §5.5.1); an unmasked frame fails the connection (§5.1).
+    private func webSocketReceived(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int) -> Int32 {
+        guard let id = knownID(wsi), let connection = connections[id], connection.isOpen else { return 0 }
+        if receivedFrameIsUnmasked(wsi) { return failConnection(connection, reason: "unmasked frame") }
         let chunk = UnsafeRawBufferPointer(start: length > 0 ? input : nil, count: length)
         let event = connection.assembler.append(chunk, isBinary: LWS.frameIsBinary(wsi), isFinal: LWS.isFinalFragment(wsi),
                                                 remainingInFrame: LWS.remainingPayload(wsi))
@@ -251,6 +259,7 @@ final class ServerCore: @unchecked Sendable {
         case nil:
             break
         }
+        return 0
     }
 
     /// CLOSED, CLOSED_HTTP or WSI_DESTROY: forget the connection, tell the handler once.
@@ -291,6 +300,7 @@ final class ServerCore: @unchecked Sendable {
         } else if announced > 0 {
             exchange.request.body.reserveCapacity(announced)
             connection.http = exchange // lws now delivers HTTP_BODY, then HTTP_BODY_COMPLETION
+            bodyStarted(connection)
         } else {
             connection.http = exchange
             dispatchHTTP(connection)
@@ -301,6 +311,8 @@ final class ServerCore: @unchecked Sendable {
         guard let id = knownID(wsi), let connection = connections[id], var exchange = connection.http,
               case .readingBody = exchange.state else { return }
         if exchange.request.body.count + length > config.maxHTTPBodyBytes {
+            bodyEnded(connection)
+            exchange.pace = nil
             exchange.closeAfter = true
             exchange.request.body = []
             exchange.state = .sendingHeaders(Self.tooLarge(limit: config.maxHTTPBodyBytes))
@@ -320,6 +332,7 @@ final class ServerCore: @unchecked Sendable {
 
     /// Hands the complete request to the handler; its `respond` comes back through the queue.
     private func dispatchHTTP(_ connection: ServerConnection) {
+        bodyEnded(connection)
         guard var exchange = connection.http else { return }
         exchange.state = .awaitingResponse
         let request = exchange.request

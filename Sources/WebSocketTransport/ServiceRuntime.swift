@@ -173,6 +173,12 @@ final class ServiceRuntime<Command: Sendable>: Sendable {
         shared.withLock { $0.outboxes[id] = Outbox() }
     }
 
+    /// The transport began the connection's closing handshake itself: drop what is queued and refuse
+    /// later sends (see `Outbox.closeDiscarding`).
+    func closeOutbox(_ id: UInt64) {
+        shared.withLock { $0.outboxes[id]?.closeDiscarding() }
+    }
+
     func removeOutbox(_ id: UInt64) {
         _ = shared.withLock { $0.outboxes.removeValue(forKey: id) }
     }

@@ -5,7 +5,7 @@
 public protocol WebSocketHandler: AnyObject, Sendable {
     /// Decides whether an upgrade on `webSocketPath` may complete (credentials, limits), before any
     /// WebSocket exists. Memory-only: it runs inside the handshake on the service thread. A refusal is
-    /// answered with its HTTP status and the socket closed; `opened` is never called for it.
+    /// answered with its HTTP status and JSON error, and the socket closed; `opened` is never called for it.
     func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission
     /// The handshake on `webSocketPath` completed.
     func opened(_ connection: ConnectionID, request: UpgradeRequest)
@@ -20,8 +20,11 @@ public protocol WebSocketHandler: AnyObject, Sendable {
 /// What `WebSocketHandler.admit` decides about an upgrade.
 public enum UpgradeAdmission: Sendable, Equatable {
     case accept
-    /// Refused with this HTTP status (401, 403, 429, 503) and a short reason for the log.
-    case refuse(status: Int, reason: String)
+    /// Refused with this HTTP status (401, 403, 429, 503). The response is JSON shaped like the HTTP
+    /// API's errors, `{"error":{"code":…,"message":…}}`, with `Retry-After: <seconds>` when
+    /// `retryAfterSeconds` is set (429 and 503 should set it). The message is shown to the client:
+    /// it names the kind of failure, never a presented credential.
+    case refuse(status: Int, code: String, message: String, retryAfterSeconds: Int? = nil)
 }
 
 extension WebSocketHandler {

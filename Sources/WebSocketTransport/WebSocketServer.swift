@@ -20,7 +20,8 @@ public final class WebSocketServer: Sendable {
         guard config.maxMessageBytes > 0, config.maxHTTPBodyBytes >= 0 else {
             throw TransportError(.invalidConfig, "size limits must be positive")
         }
-        guard config.maxConnections > 0, config.handshakeTimeoutSeconds > 0, config.keepAliveTimeoutSeconds > 0 else {
+        guard config.maxConnections > 0, config.handshakeTimeoutSeconds > 0, config.keepAliveTimeoutSeconds > 0,
+              config.bodyDeadlineSeconds > 0, config.bodyRateWindowSeconds > 0, config.minimumBodyBytesPerSecond >= 0 else {
             throw TransportError(.invalidConfig, "connection limit and timeouts must be positive")
         }
         guard config.webSocketPath.hasPrefix("/") else {

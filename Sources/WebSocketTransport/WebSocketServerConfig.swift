@@ -19,6 +19,15 @@ public struct WebSocketServerConfig: Sendable {
     public var handshakeTimeoutSeconds: Int
     /// How long an idle HTTP/1.1 keep-alive connection is kept between requests (lws `keepalive_timeout`).
     public var keepAliveTimeoutSeconds: Int
+    /// How long an HTTP request body may take in all, from the end of its headers (which
+    /// `handshakeTimeoutSeconds` bounds as a whole: lws does not restart that wait per byte). A body
+    /// still incomplete then gets 408 `request_timeout` and the connection closes.
+    public var bodyDeadlineSeconds: Int
+    /// The slowest an HTTP request body may arrive, measured over each `bodyRateWindowSeconds`: a client
+    /// trickling a body a byte at a time would otherwise hold its connection for as long as it likes
+    /// (lws restarts its own timeout on every byte). Slower bodies get 408 `request_timeout`. 0: no minimum.
+    public var minimumBodyBytesPerSecond: Int
+    public var bodyRateWindowSeconds: Int
     /// Extra WebSocket subprotocol names the server accepts besides its own (`speakersync`), e.g.
     /// `token` for browsers that present a credential as `Sec-WebSocket-Protocol: token, <credential>`:
     /// lws answers with the first offered name it knows, which is what a browser requires.
@@ -28,7 +37,8 @@ public struct WebSocketServerConfig: Sendable {
 
     public init(host: String = "127.0.0.1", port: Int = 0, webSocketPath: String = "/v1/listen",
                 maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, maxConnections: Int = 1024,
-                handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, extraSubprotocols: [String] = [],
+                handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, bodyDeadlineSeconds: Int = 120,
+                minimumBodyBytesPerSecond: Int = 1024, bodyRateWindowSeconds: Int = 10, extraSubprotocols: [String] = [],
                 tls: TLSFiles? = nil) {
         self.host = host
         self.port = port
@@ -38,6 +48,9 @@ public struct WebSocketServerConfig: Sendable {
         self.maxConnections = maxConnections
         self.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         self.keepAliveTimeoutSeconds = keepAliveTimeoutSeconds
+        self.bodyDeadlineSeconds = bodyDeadlineSeconds
+        self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
+        self.bodyRateWindowSeconds = bodyRateWindowSeconds
         self.extraSubprotocols = extraSubprotocols
         self.tls = tls
     }

@@ -142,7 +142,10 @@ import WebSocketTransport
         #expect(gate.admit(upgrade: upgrade) == .accept)
         let principal = try gate.principal(upgrade: upgrade).get()
         gate.connectionOpened(principal)
-        guard case .refuse(429, _) = gate.admit(upgrade: upgrade) else { Issue.record("second connection admitted"); return }
+        guard case .refuse(429, "too_many_connections", _, let retryAfter) = gate.admit(upgrade: upgrade) else {
+            Issue.record("second connection admitted"); return
+        }
+        #expect((retryAfter ?? 0) >= 1)
         gate.connectionClosed(principal)
         #expect(gate.admit(upgrade: upgrade) == .accept)
         #expect(gate.sessionStarting(deviceID: "phone-1"))

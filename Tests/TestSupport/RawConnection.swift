@@ -13,16 +13,30 @@ public final class RawConnection {
     }
 
     /// Connects to 127.0.0.1:`port`; reads give up after `timeoutSeconds` (a bound, not an assertion).
-    public init(port: Int, timeoutSeconds: Int = 30) throws {
-        fd = try Self.connectedSocket(port: port)
+    /// `sourceAddress` binds the client's end to another loopback address (127.0.0.2, say), so the
+    /// server sees a second client address on the same machine.
+    public init(port: Int, timeoutSeconds: Int = 30, sourceAddress: String? = nil) throws {
+        fd = try Self.connectedSocket(port: port, sourceAddress: sourceAddress)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
-    /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it).
-    static func connectedSocket(port: Int) throws -> Int32 {
+    /// A TCP socket connected to 127.0.0.1:`port` (the caller closes it), from `sourceAddress` when given.
+    static func connectedSocket(port: Int, sourceAddress: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
+        if let sourceAddress {
+            var source = sockaddr_in()
+            source.sin_family = sa_family_t(AF_INET)
+            source.sin_addr.s_addr = inet_addr(sourceAddress)
+            let bound = withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw Failure(description: "bind to \(sourceAddress) failed: \(String(cString: strerror(errno)))")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -43,6 +57,12 @@ public final class RawConnection {
     public func setSendTimeout(seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Turns Nagle's algorithm off, so that small writes leave at once (a client sending octet by octet).
+    public func setNoDelay() {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     public func send(_ text: String) throws {
@@ -70,6 +90,30 @@ public final class RawConnection {
             received.append(byte)
         }
         return String(decoding: received, as: UTF8.self)
+    }
+
+    /// How a read ended when it got no bytes.
+    public enum End: Equatable, Sendable {
+        /// The peer closed its end (FIN).
+        case closed
+        /// The peer reset the connection (RST): it closed with bytes of ours unread.
+        case reset
+        /// Nothing arrived within the read timeout; the connection is still open.
+        case timedOut
+    }
+
+    /// Reads whatever is there (at most `maxBytes`, waiting up to the read timeout): the bytes, or how
+    /// the read ended without any.
+    public func receive(maxBytes: Int = 64 * 1024) -> Result<[UInt8], EndOfStream> {
+        var buffer = [UInt8](repeating: 0, count: maxBytes)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n > 0 { return .success(Array(buffer[..<n])) }
+        if n == 0 { return .failure(EndOfStream(end: .closed)) }
+        return .failure(EndOfStream(end: errno == ECONNRESET ? .reset : .timedOut))
+    }
+
+    public struct EndOfStream: Error, Equatable, Sendable {
+        public var end: End
     }
 
     /// Reads and discards until the peer closes: true when it closed, false when the read timed out.

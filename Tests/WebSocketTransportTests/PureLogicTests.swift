@@ -97,4 +97,49 @@ struct PureLogicTests {
         let done = empty.isDone
         #expect(only.range.isEmpty && only.isFirst && only.isLast && done)
     }
+
+    @Test func closePayloadRules() {
+        func violation(_ bytes: [UInt8]) -> String? { bytes.withUnsafeBytes { CloseFrameRules.violation(in: $0) } }
+        #expect(violation([]) == nil)
+        #expect(violation([0x03]) != nil)
+        for code: UInt16 in [1000, 1001, 1003, 1007, 1011, 1012, 1014, 3000, 4999] {
+            #expect(violation([UInt8(code >> 8), UInt8(code & 0xFF)]) == nil, "\(code)")
+        }
+        for code: UInt16 in [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535] {
+            #expect(violation([UInt8(code >> 8), UInt8(code & 0xFF)]) == "invalid close code \(code)")
+        }
+        #expect(violation([0x03, 0xE8] + Array("bye ✓".utf8)) == nil)
+        #expect(violation([0x03, 0xE8, 0xED, 0xA0, 0x80]) == "close reason is not UTF-8")
+    }
+
+    @Test func refusedUpgradeResponseIsTheAPIsErrorShape() throws {
+        let response = RefusedUpgradeResponse(status: 429, code: "rate_limited", message: "slow \"down\"", retryAfterSeconds: 0)
+        #expect(response.reasonPhrase == "Too Many Requests")
+        #expect(response.headers.map(\.0) == ["retry-after"])
+        #expect(response.headers.first?.1 == "1") // never 0: that would invite an immediate retry
+        #expect(String(decoding: response.body, as: UTF8.self) == #"{"error":{"code":"rate_limited","message":"slow \"down\""}}"#)
+        #expect(RefusedUpgradeResponse(status: 404, code: "not_found", message: "", retryAfterSeconds: nil).headers.isEmpty)
+    }
+
+    @Test func outboxClosedByTheTransportDropsEverything() {
+        var outbox = Outbox()
+        let queued = outbox.append(.text("queued"))
+        #expect(queued)
+        outbox.closeDiscarding()
+        #expect(outbox.isEmpty)
+        #expect(outbox.queuedBytes == 0)
+        let late = outbox.append(.text("late"))
+        let close = outbox.appendClose(code: 1000, reason: "")
+        #expect(!late && !close)
+    }
+
+    @Test func bodyPaceJudgesEachWindowAndTheDeadline() {
+        var pace = BodyPace(deadlineSeconds: 30, minimumBytesPerSecond: 100, windowSeconds: 10, now: 0)
+        #expect(pace.check(now: 0, bytes: 0) == .checkAgain(afterSeconds: 10))
+        #expect(pace.check(now: 10, bytes: 1000) == .checkAgain(afterSeconds: 10)) // exactly the minimum
+        guard case .tooSlow = pace.check(now: 20, bytes: 1999) else { Issue.record("999 bytes in 10 s passed"); return }
+        var late = BodyPace(deadlineSeconds: 15, minimumBytesPerSecond: 0, windowSeconds: 10, now: 100)
+        #expect(late.check(now: 110, bytes: 1) == .checkAgain(afterSeconds: 5)) // no minimum: only the deadline
+        guard case .tooSlow = late.check(now: 115, bytes: 1) else { Issue.record("the deadline passed"); return }
+    }
 }

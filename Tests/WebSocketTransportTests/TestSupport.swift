@@ -60,6 +60,7 @@ final class ScriptedHandler: WebSocketHandler {
     let onReceived: @Sendable (WebSocketServer, ConnectionID, WebSocketMessage) -> Void
     let onOpened: @Sendable (WebSocketServer, ConnectionID) -> Void
     let onRejected: @Sendable (WebSocketServer, ConnectionID, WebSocketRejection) -> Void
+    let onAdmit: @Sendable (UpgradeRequest) -> UpgradeAdmission
 
     struct WeakServer: @unchecked Sendable { weak var server: WebSocketServer? }
 
@@ -67,10 +68,16 @@ final class ScriptedHandler: WebSocketHandler {
          onReceived: @escaping @Sendable (WebSocketServer, ConnectionID, WebSocketMessage) -> Void = { server, id, message in
              server.send(message, to: id) // echo
          },
-         onRejected: @escaping @Sendable (WebSocketServer, ConnectionID, WebSocketRejection) -> Void = { _, _, _ in }) {
+         onRejected: @escaping @Sendable (WebSocketServer, ConnectionID, WebSocketRejection) -> Void = { _, _, _ in },
+         onAdmit: @escaping @Sendable (UpgradeRequest) -> UpgradeAdmission = { _ in .accept }) {
         self.onOpened = onOpened
         self.onReceived = onReceived
         self.onRejected = onRejected
+        self.onAdmit = onAdmit
+    }
+
+    func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission {
+        onAdmit(request)
     }
 
     func attach(_ server: WebSocketServer) { serverBox.withLock { $0.server = server } }

@@ -3,6 +3,7 @@ import ProviderIsolation
 import SessionProtocol
 import SpeechRecognition
 import TranscriptMerge
+import WebSocketTransport
 
 /// Everything `SpeakerSyncApplication` can be told; `.default` is what `speakersync serve` uses.
 public struct ServerConfig: Sendable {
@@ -34,6 +35,11 @@ public struct ServerConfig: Sendable {
     public var maxConnections: Int = 1024
     /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.
     public var handshakeTimeoutSeconds: Int = 10
+    /// HTTP request bodies: at most this long in all, and at least this fast over each window, else
+    /// 408 `request_timeout` (WebSocketServerConfig documents them).
+    public var bodyDeadlineSeconds: Int = WebSocketServerConfig.default.bodyDeadlineSeconds
+    public var minimumBodyBytesPerSecond: Int = WebSocketServerConfig.default.minimumBodyBytesPerSecond
+    public var bodyRateWindowSeconds: Int = WebSocketServerConfig.default.bodyRateWindowSeconds
     /// PEM certificate and private key: both set, the port serves wss:// and https:// only; both nil,
     /// plaintext. One without the other is refused by `start()` (`ServerError.tlsIncomplete`).
     public var tlsCertificatePath: String?

@@ -120,6 +120,9 @@ public final class SpeakerSyncApplication: Sendable {
             transportConfig.maxHTTPBodyBytes = config.maxHTTPBodyBytes
             transportConfig.maxConnections = config.maxConnections
             transportConfig.handshakeTimeoutSeconds = config.handshakeTimeoutSeconds
+            transportConfig.bodyDeadlineSeconds = config.bodyDeadlineSeconds
+            transportConfig.minimumBodyBytesPerSecond = config.minimumBodyBytesPerSecond
+            transportConfig.bodyRateWindowSeconds = config.bodyRateWindowSeconds
             transportConfig.extraSubprotocols = [PresentedCredential.subprotocol]
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
             transportConfig.tls = tls

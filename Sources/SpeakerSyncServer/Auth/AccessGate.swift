@@ -50,10 +50,8 @@ public final class AccessGate: Sendable {
             return APIHandler.json(error.jsonObject, status: error.status, headers: [("www-authenticate", #"Bearer realm="speakersync""#)])
         case .success(let principal):
             guard let retryAfter = rateLimited(principal, address: head.remoteAddress) else { return nil }
-            let seconds = Int(retryAfter.rounded(.up))
-            let error = APIError(status: 429, code: "rate_limited",
-                                 message: "more than \(Self.format(config.requestsPerSecond)) requests per second with this credential; retry after \(seconds) s")
-            return APIHandler.json(error.jsonObject, status: 429, headers: [("retry-after", "\(seconds)")])
+            let error = rateLimitedError(retryAfter: retryAfter)
+            return APIHandler.json(error.jsonObject, status: 429, headers: [("retry-after", "\(Self.retrySeconds(retryAfter))")])
         }
     }
 
@@ -70,22 +68,31 @@ public final class AccessGate: Sendable {
     }
 
     /// The handshake's check: 401 without a valid credential, 429 over the rate or the device's
-    /// connection limit.
+    /// connection limit. Refusals carry the HTTP API's codes and messages (the transport answers them
+    /// as JSON), and a 429 says when to come back.
     func admit(upgrade request: UpgradeRequest) -> UpgradeAdmission {
         switch principal(upgrade: request) {
         case .failure(let error):
-            return .refuse(status: error.status, reason: error.message)
+            return .refuse(status: error.status, code: error.code, message: error.message)
         case .success(let principal):
-            if rateLimited(principal, address: request.remoteAddress) != nil {
-                return .refuse(status: 429, reason: "rate limited: \(rateKey(principal, address: request.remoteAddress))")
+            if let retryAfter = rateLimited(principal, address: request.remoteAddress) {
+                let error = rateLimitedError(retryAfter: retryAfter)
+                return .refuse(status: error.status, code: error.code, message: error.message,
+                               retryAfterSeconds: Self.retrySeconds(retryAfter))
             }
             if let device = principal.deviceID,
                deviceConnections.withLock({ $0[device, default: 0] }) >= config.maxConnectionsPerDevice {
-                return .refuse(status: 429, reason: "device \(device) holds \(config.maxConnectionsPerDevice) connections")
+                return .refuse(status: 429, code: "too_many_connections",
+                               message: "the device already holds \(config.maxConnectionsPerDevice) WebSocket connections; close one or retry later",
+                               retryAfterSeconds: Self.connectionLimitRetrySeconds)
             }
             return .accept
         }
     }
+
+    /// When a device at its connection limit should try again: a connection frees up whenever one
+    /// of its sessions ends, which the server cannot foresee.
+    static let connectionLimitRetrySeconds = 5
 
     func connectionOpened(_ principal: Principal) {
         guard let device = principal.deviceID else { return }
@@ -133,6 +140,18 @@ public final class AccessGate: Sendable {
     /// Seconds until the credential may ask again; nil when it may now.
     private func rateLimited(_ principal: Principal, address: String?) -> Double? {
         limiter.take(rateKey(principal, address: address), nowSeconds: clock())
+    }
+
+    /// The 429 of a request or upgrade over the rate, the same for both.
+    private func rateLimitedError(retryAfter: Double) -> APIError {
+        let who = config.mode == .off ? "from this address" : "with this credential"
+        return APIError(status: 429, code: "rate_limited",
+                        message: "more than \(Self.format(config.requestsPerSecond)) requests per second \(who); retry after \(Self.retrySeconds(retryAfter)) s")
+    }
+
+    /// `Retry-After` seconds: whole, and at least 1 (0 would invite an immediate retry).
+    static func retrySeconds(_ seconds: Double) -> Int {
+        max(1, Int(seconds.rounded(.up)))
     }
 
     /// What a rate limit counts: the credential; with `--auth off` everyone shares the one open

@@ -18,8 +18,14 @@ final class SessionManager: WebSocketHandler, Sendable {
 
     /// The handshake's credential and limit check (service thread, memory only).
     func admit(_ connection: ConnectionID, request: UpgradeRequest) -> UpgradeAdmission {
-        guard let environment = environment.withLock({ $0 }) else { return .refuse(status: 503, reason: "server starting") }
-        if draining.load(ordering: .relaxed) { return .refuse(status: 503, reason: "server stopping") }
+        guard let environment = environment.withLock({ $0 }) else {
+            return .refuse(status: 503, code: "server_starting", message: "the server is still starting", retryAfterSeconds: 2)
+        }
+        if draining.load(ordering: .relaxed) {
+            // Another server behind the same address may take the device at once; this one is going away.
+            return .refuse(status: 503, code: "server_stopping", message: "the server is stopping; retry on another or once it is back",
+                           retryAfterSeconds: 5)
+        }
         return environment.access.admit(upgrade: request)
     }
 
