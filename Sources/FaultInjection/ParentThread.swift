@@ -29,6 +29,24 @@ public final class ParentThread: @unchecked Sendable {
         }
     }
 
+    /// One that lives as long as the process, for callers that spawn children from anywhere.
+    public static let processLifetime = ParentThread()
+
+    /// Runs `work` on the thread and waits for it (from synchronous code; never from this thread).
+    public func runAndWait<T>(_ work: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox<T>()
+        condition.lock()
+        jobs.append {
+            box.result = Result { try work() }
+            done.signal()
+        }
+        condition.signal()
+        condition.unlock()
+        done.wait()
+        return try box.result!.get()
+    }
+
     /// Lets the thread end once its queued work is done (children started from it then get their
     /// parent-death signal).
     public func finish() {
@@ -51,4 +69,10 @@ public final class ParentThread: @unchecked Sendable {
             job()
         }
     }
+}
+
+/// Carries a result from the parent thread to the waiting caller (written before the semaphore is
+/// signalled, read after it is waited on).
+private final class ResultBox<T>: @unchecked Sendable {
+    var result: Result<T, any Error>?
 }

@@ -1,3 +1,4 @@
+import FaultInjection
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -23,8 +24,8 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
 
     /// Starts a server that owns the embedded PostgreSQL under `embeddedDataDirectory` (no
     /// --database-url, DATABASE_URL unset), as `speakersync serve` does on a machine with no database.
-    /// The server's children are tied to the thread that calls this (parent-death signal): call it
-    /// from a thread that outlives the server (`ParentThread`), not a Dispatch or concurrency thread.
+    /// The server is started from `ParentThread.processLifetime`, so its parent-death signal (and its
+    /// children's) fires only when the test process ends.
     public convenience init(embeddedDataDirectory: String, port: Int? = nil,
                             adminKey: String = "resilience-admin-key-0123456789abcdef", extraArguments: [String] = []) throws {
         try self.init(database: ["--data-dir", embeddedDataDirectory], port: port, adminKey: adminKey, extraArguments: extraArguments)
@@ -41,7 +42,10 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
         environment["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed test run leaves no server behind
         process.environment = environment
-        try process.run()
+        // From a thread that lives as long as the test process: the server's parent-death signal
+        // fires when the thread that spawned it ends, and Dispatch and concurrency threads end when idle.
+        let spawned = ProcessHandle(process)
+        try ParentThread.processLifetime.runAndWait { try spawned.process.run() }
         var healthy = false
         for _ in 0..<600 where !healthy {
             if !process.isRunning { throw Failure(description: "speakersync serve exited with \(process.terminationStatus)") }
@@ -105,4 +109,10 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         guard bound else { throw Failure(description: "cannot find a free port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// Hands a Process to the parent thread to start (it is only started there, then used here).
+private struct ProcessHandle: @unchecked Sendable {
+    let process: Process
+    init(_ process: Process) { self.process = process }
 }
