@@ -160,6 +160,11 @@ import WebSocketTransport
         #expect(gate.admit(HTTPRequest(method: "GET", path: "/v1/conversations")) == nil)
         #expect(try gate.principal(httpHeaders: [:]).get().isAdmin)
         #expect(AccessConfig.isLoopback("127.0.0.1") && AccessConfig.isLoopback("::1") && !AccessConfig.isLoopback("0.0.0.0"))
+        #expect(AccessConfig.isLoopback("localhost") && AccessConfig.isLoopback("127.5.6.7") && AccessConfig.isLoopback("::ffff:127.0.0.1"))
+        // A name that only looks like a loopback address, and addresses that are not.
+        for host in ["127.0.0.1.evil.com", "127.evil", "::", "::ffff:10.0.0.1", "10.0.0.1", "", "no-such-host.invalid"] {
+            #expect(!AccessConfig.isLoopback(host), "\(host)")
+        }
     }
 
     @Test func deviceTokensAreScopedToTheirDevice() throws {

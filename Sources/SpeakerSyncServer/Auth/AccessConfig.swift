@@ -54,8 +54,11 @@ public struct AccessConfig: Sendable {
         return folder + ".admin-key"
     }
 
-    /// True for addresses only this machine can reach: where `--auth off` is allowed.
+    /// True for addresses only this machine can reach: where `--auth off` is allowed. The name is
+    /// resolved and every address it has must be loopback (127.0.0.0/8, ::1, or IPv4-mapped 127/8):
+    /// a text test would let `127.0.0.1.evil.com` through. A name that does not resolve is not loopback.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        let addresses = LoopbackCheck.addresses(of: host)
+        return !addresses.isEmpty && addresses.allSatisfy(LoopbackCheck.isLoopback)
     }
 }
