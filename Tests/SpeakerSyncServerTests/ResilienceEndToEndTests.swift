@@ -306,7 +306,8 @@ extension ResilienceEndToEndTests {
                 "SELECT text, speaker FROM words WHERE conversation_id = $1 ORDER BY start_seconds, result_id, word_index", [conversationID]).rows
             let labels = try rows.map { try $0.decode(String?.self, column: "speaker") }
             #expect(labels.count == meeting.words.count)
-            #expect(labels.allSatisfy { $0 != nil })
+            let unlabelled = zip(meeting.words, labels).filter { $0.1 == nil }.map { "\($0.0.text)@\($0.0.startSeconds)" }
+            #expect(unlabelled.isEmpty, "crash \(crash): words without a speaker: \(unlabelled)")
             agreements[crash] = WordSpeakerAgreement(pairs: zip(meeting.speakers, labels).map { ($0, $1) }).accuracy
             first.kill()
             second?.kill()

@@ -51,7 +51,13 @@ struct LiveSession {
     /// When the session began (wall clock), for the console's list of live sessions.
     let startedAt = Date()
 
-    init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig) {
+    /// How far before the stored audio end a resume may ask for audio again (see `resumeOffsetSeconds`):
+    /// more than a provider lags behind its input, less than a device's audio retention.
+    static let maxRediarizedSeconds = 60.0
+
+    /// `rediarizesGap`: the session's provider diarizes on the server from audio the device sends (not
+    /// `device`/`off`, not server-recognised words, which re-sent audio would recognise twice).
+    init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig, rediarizesGap: Bool = false) {
         self.request = request
         self.conversationID = conversationID
         self.sessionToken = String(UUID().uuidString.lowercased().prefix(8))
@@ -60,7 +66,8 @@ struct LiveSession {
         if let stored {
             merger.restore(words: stored.words, turns: stored.turns.map(\.turn))
             speakers = SpeakerRegistry(speakers: stored.speakers, keyLabels: stored.keyLabels)
-            audioOffsetSeconds = request.audioOffsetSeconds ?? stored.state.audioSeconds
+            audioOffsetSeconds = request.audioOffsetSeconds ?? Self.resumeOffsetSeconds(
+                storedAudioSeconds: stored.state.audioSeconds, turnEnds: stored.turns.map(\.turn.endSeconds), rediarizesGap: rediarizesGap)
         } else {
             speakers = SpeakerRegistry()
             audioOffsetSeconds = request.audioOffsetSeconds ?? 0
@@ -69,9 +76,23 @@ struct LiveSession {
             id: conversationID, deviceID: request.deviceID, provider: request.provider,
             sampleRate: request.sampleRate, encoding: request.encoding.rawValue, language: request.language,
             // Stored for the record; a secret-like option (a key a client should not have sent) is not.
-            optionsJSON: Self.storedOptions(request), status: .active, audioSeconds: audioOffsetSeconds
+            optionsJSON: Self.storedOptions(request), status: .active,
+            audioSeconds: max(audioOffsetSeconds, stored?.state.audioSeconds ?? 0)
         )
         savedAudioSeconds = audioOffsetSeconds
+    }
+
+    /// Where a resume asks the device to continue its audio. The stored audio end is what the server
+    /// received; a provider diarizing on the server lags behind it (its window, a loaded machine), and
+    /// after a crash the audio it had not yet turned into stored turns would otherwise never be
+    /// diarized, leaving the words there without a speaker for good. So such a resume goes back to the
+    /// end of the last stored turn (bounded by `maxRediarizedSeconds`): the new provider instance hears
+    /// that audio again, knowing the stored voices, and its turns label those words. Audio after the
+    /// last turn that was silence costs only its re-sending; turns it overlaps are merged as usual.
+    static func resumeOffsetSeconds(storedAudioSeconds: Double, turnEnds: [Double], rediarizesGap: Bool) -> Double {
+        guard rediarizesGap else { return storedAudioSeconds }
+        let diarizedThrough = turnEnds.max() ?? 0
+        return max(storedAudioSeconds - maxRediarizedSeconds, min(storedAudioSeconds, diarizedThrough), 0)
     }
 
     /// The start's options as stored with the conversation (redacted), plus `"asr": "server"` when the

@@ -179,9 +179,12 @@ extension SessionRunner {
     private func createSession(_ facts: ConversationFacts) {
         guard let pending = starting else { return }
         let request = pending.request
-        var session = LiveSession(request: request, conversationID: pending.conversationID, stored: facts.stored, merge: environment.merge)
+        let diarizesHere: Bool
+        if let provider = environment.providers.provider(id: request.provider), case .plugin = provider.kind { diarizesHere = true } else { diarizesHere = false }
+        var session = LiveSession(request: request, conversationID: pending.conversationID, stored: facts.stored, merge: environment.merge,
+                                  rediarizesGap: diarizesHere && request.asr != .server)
         session.conversation.serverInstance = environment.serverInstance
-        if let provider = environment.providers.provider(id: request.provider), case .plugin = provider.kind {
+        if diarizesHere {
             do {
                 let sessionRequest = ProviderSessionRequest(
                     providerID: request.provider, sessionID: session.sessionToken, sampleRate: 16_000,
