@@ -104,7 +104,9 @@ struct FaultDevices: Sendable {
             if case .finalized? = report.outcome { finalized = true }
             if finalized { ledger.finalizedClose(conversationID, sent: Set(meeting.wordKeys)) }
             return FaultDeviceResult(device: plan.name, kind: .kit, conversationID: conversationID, finalized: finalized,
-                                     detail: "\(report.sessionCount) session(s)", storeAudio: plan.storeAudio)
+                                     detail: finalized ? "\(report.sessionCount) session(s)"
+                                        : "\(report.sessionCount) session(s), outcome \(String(describing: report.outcome)), close \(report.closeCode.map(String.init) ?? "none"), errors \(report.errors.suffix(3).map { "\($0.code): \($0.message)" })",
+                                     storeAudio: plan.storeAudio)
         } catch {
             return FaultDeviceResult(device: plan.name, kind: .kit, conversationID: conversationID, finalized: false,
                                      detail: "\(error)", storeAudio: plan.storeAudio)

@@ -143,6 +143,12 @@ public final class FaultRun: Sendable {
         report.rawRefused = finished.filter { $0.kind == .raw && !$0.started }.count
         report.sessions = report.kitSessions + report.rawSessions
         try FaultChecker(databaseURL: postgres.connectionString).check(ledger, into: &report)
+        // Why a device failed, as it saw it: the checker knows only what PostgreSQL holds.
+        report.kitFailures = report.kitFailures.map { line in
+            let id = line.prefix { $0 != ":" }
+            guard let result = finished.first(where: { $0.conversationID == id }) else { return line }
+            return line + " (\(result.detail))"
+        }
         report.serverPeakResidentBytes = memory.peakBytes
         report.seconds = (ContinuousClock.now - began).seconds
         return report

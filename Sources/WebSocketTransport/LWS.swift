@@ -238,6 +238,12 @@ enum LWS {
     static func frameIsBinary(_ wsi: OpaquePointer) -> Bool { lws_frame_is_binary(wsi) != 0 }
     static func remainingPayload(_ wsi: OpaquePointer) -> Int { Int(lws_remaining_packet_payload(wsi)) }
 
+    /// Clears lws's pending timeout on the connection (there is one slot per connection; lws sets
+    /// its own while a connection holds request headers and drops the socket silently when it fires).
+    static func clearPendingTimeout(_ wsi: OpaquePointer) {
+        lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0)
+    }
+
     /// lws closes the connection if it still exists after `seconds` (its own pending-timeout machinery).
     /// It drops the socket without a close frame: meant for a peer that reads nothing, which could not
     /// receive one anyway.

@@ -1,6 +1,8 @@
 import CLibWebSockets
 import Dispatch
 
+/// The pace of HTTP request bodies, and the deadline of the handler's answer (the same per-connection timer).
+///
 /// The pace of HTTP request bodies. lws bounds the headers as a whole (`handshakeTimeoutSeconds`) but
 /// restarts its body timeout on every byte, so a client sending a body a byte at a time keeps its
 /// connection, and with enough of them every connection the server allows. A timer per body being read
@@ -22,8 +24,20 @@ extension ServerCore {
     /// LWS_CALLBACK_TIMER: judges the body being read, if any (a timer left from an earlier request
     /// of a keep-alive connection finds none and does nothing).
     func httpTimerFired(_ wsi: OpaquePointer) {
-        guard let id = knownID(wsi), let connection = connections[id], var exchange = connection.http,
-              case .readingBody = exchange.state, var pace = exchange.pace else { return }
+        guard let id = knownID(wsi), let connection = connections[id], var exchange = connection.http else { return }
+        if case .awaitingResponse = exchange.state {
+            // The handler's answer, if it ever comes, finds the exchange answered and is dropped.
+            logger.warning("http handler did not answer in time", metadata: [
+                "connection": "\(ConnectionID(rawValue: id))", "path": "\(exchange.request.path)", "seconds": "\(config.responseDeadlineSeconds)"])
+            exchange.closeAfter = true
+            exchange.state = .sendingHeaders(.json(status: 503,
+                #"{"error":{"code":"response_timeout","message":"the server did not answer within \#(config.responseDeadlineSeconds) s; try again later"}}"#,
+                headers: [("Retry-After", "5")]))
+            connection.http = exchange
+            LWS.requestWriteable(wsi)
+            return
+        }
+        guard case .readingBody = exchange.state, var pace = exchange.pace else { return }
         switch pace.check(now: Self.monotonicSeconds(), bytes: exchange.request.body.count) {
         case .checkAgain(let seconds):
             exchange.pace = pace

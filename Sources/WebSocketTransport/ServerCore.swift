@@ -188,6 +188,7 @@ final class ServerCore: @unchecked Sendable {
             case .httpResponse(let id, let serial, let response):
                 guard let connection = connections[id], var exchange = connection.http, exchange.serial == serial,
                       case .awaitingResponse = exchange.state else { continue } // closed meanwhile, or answered twice
+                LWS.cancelTimer(connection.wsi)
                 exchange.state = .sendingHeaders(response)
                 connection.http = exchange
                 LWS.requestWriteable(connection.wsi)
@@ -334,6 +335,10 @@ final class ServerCore: @unchecked Sendable {
     private func dispatchHTTP(_ connection: ServerConnection) {
         bodyEnded(connection)
         guard var exchange = connection.http else { return }
+        // lws's own timeout on a connection holding headers (timeout_secs_ah_idle) would drop the
+        // socket without a response if the handler took longer; ours answers instead (ServerCore+BodyPace).
+        LWS.clearPendingTimeout(connection.wsi)
+        LWS.setTimer(connection.wsi, seconds: Double(config.responseDeadlineSeconds))
         exchange.state = .awaitingResponse
         let request = exchange.request
         exchange.request.body = []

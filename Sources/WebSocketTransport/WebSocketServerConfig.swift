@@ -28,6 +28,11 @@ public struct WebSocketServerConfig: Sendable {
     /// (lws restarts its own timeout on every byte). Slower bodies get 408 `request_timeout`. 0: no minimum.
     public var minimumBodyBytesPerSecond: Int
     public var bodyRateWindowSeconds: Int
+    /// How long the HTTP handler may take to answer a complete request. lws keeps a timeout of its own
+    /// on a connection holding request headers (`handshakeTimeoutSeconds`) and drops the socket
+    /// without a word when it fires; the server replaces it with this one, which answers 503
+    /// `response_timeout` and closes the connection. Handlers bound their own work well below it.
+    public var responseDeadlineSeconds: Int
     /// Extra WebSocket subprotocol names the server accepts besides its own (`speakersync`), e.g.
     /// `token` for browsers that present a credential as `Sec-WebSocket-Protocol: token, <credential>`:
     /// lws answers with the first offered name it knows, which is what a browser requires.
@@ -38,8 +43,8 @@ public struct WebSocketServerConfig: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 0, webSocketPath: String = "/v1/listen",
                 maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, maxConnections: Int = 1024,
                 handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, bodyDeadlineSeconds: Int = 120,
-                minimumBodyBytesPerSecond: Int = 1024, bodyRateWindowSeconds: Int = 10, extraSubprotocols: [String] = [],
-                tls: TLSFiles? = nil) {
+                minimumBodyBytesPerSecond: Int = 1024, bodyRateWindowSeconds: Int = 10, responseDeadlineSeconds: Int = 120,
+                extraSubprotocols: [String] = [], tls: TLSFiles? = nil) {
         self.host = host
         self.port = port
         self.webSocketPath = webSocketPath
@@ -51,6 +56,7 @@ public struct WebSocketServerConfig: Sendable {
         self.bodyDeadlineSeconds = bodyDeadlineSeconds
         self.minimumBodyBytesPerSecond = minimumBodyBytesPerSecond
         self.bodyRateWindowSeconds = bodyRateWindowSeconds
+        self.responseDeadlineSeconds = responseDeadlineSeconds
         self.extraSubprotocols = extraSubprotocols
         self.tls = tls
     }

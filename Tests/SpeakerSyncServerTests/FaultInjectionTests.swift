@@ -22,6 +22,13 @@ import TestSupport
         config.serverResidentBoundBytes = 1 << 30
         let report = try await FaultRun(config: config, logger: logger) { print("faults: \($0)") }.run()
         print(report.table)
+        // A failing device's story from the server's side, before the folder goes.
+        if !report.kitFailures.isEmpty, let log = try? String(contentsOf: folder.appendingPathComponent("server.log"), encoding: .utf8) {
+            for failure in report.kitFailures {
+                let id = failure.prefix { $0 != ":" }
+                for line in log.split(separator: "\n") where line.contains(id) { print("server: \(line)") }
+            }
+        }
         #expect(report.totalFaults == FaultSchedule.short.steps.count)
         #expect(report.wordsAcknowledged > 0)
         #expect(report.wordsLost.isEmpty, "\(report.wordsLost.prefix(5))")
