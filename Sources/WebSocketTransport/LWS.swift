@@ -75,6 +75,11 @@ enum LWS {
             info.options |= shim_lws_option_do_ssl_global_init()
             info.ssl_cert_filepath = certificate
             info.ssl_private_key_filepath = privateKey
+            // Mozilla's intermediate profile: TLS 1.2+ and, for 1.2, forward-secret AEAD suites only
+            // (lws's default list let TLS 1.2 clients pick AES256-SHA256, with no forward secrecy).
+            info.ssl_cipher_list = shim_tls12_server_ciphers()
+            info.tls1_3_plus_cipher_list = shim_tls13_server_ciphers()
+            info.ssl_options_set = shim_tls_server_options()
             // This lws is built with HTTP/2 and would offer "h2,http/1.1"; the transport's HTTP path
             // (connection: close, keep-alive bookkeeping) is HTTP/1.1 only, so offer only that.
             info.alpn = alpn

@@ -355,6 +355,9 @@ final class ServerCore: @unchecked Sendable {
         }
     }
 
+    static let hstsHeader = "Strict-Transport-Security"
+    static let hstsValue = "max-age=63072000"
+
     /// One HTTP_WRITEABLE: the headers, or the next body chunk; then keep-alive or close.
     private func writeHTTP(_ connection: ServerConnection) -> Int32 {
         guard var exchange = connection.http else { return 0 }
@@ -362,11 +365,13 @@ final class ServerCore: @unchecked Sendable {
         do {
             switch exchange.state {
             case .sendingHeaders(let response):
+                // Over TLS every answer tells browsers to use nothing else (HSTS, two years, Mozilla's value).
+                let headers = config.tls == nil ? response.headers : response.headers + [(Self.hstsHeader, Self.hstsValue)]
                 var headerBuffer = [UInt8](repeating: 0, count: LWS.pre + 2048 + response.contentType.utf8.count
-                    + response.headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 8 })
+                    + headers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 8 })
                 try headerBuffer.withUnsafeMutableBufferPointer { buffer in
                     try LWS.writeHTTPHeaders(connection.wsi, status: response.status, contentType: response.contentType,
-                                             contentLength: response.body.count, extraHeaders: response.headers,
+                                             contentLength: response.body.count, extraHeaders: headers,
                                              closeConnection: exchange.closeAfter, scratch: buffer)
                 }
                 if response.body.isEmpty || isHead { return finishHTTP(connection, closeAfter: exchange.closeAfter) }
