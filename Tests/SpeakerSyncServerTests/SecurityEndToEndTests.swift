@@ -118,6 +118,23 @@ import WebSocketTransport
         #expect(await !Self.accepted(queryForged).accepted)
     }
 
+    /// Issue 28: worker pids, plugin paths and server-wide figures are the operator's. A device token
+    /// learns from /healthz only whether the server is up, and /metrics refuses it.
+    @Test func aDeviceTokenSeesNoServerWideDetails() throws {
+        let server = try TestServer()
+        let token = try Self.token(server, device: "phone-a")
+        let health = try SimpleHTTPClient.get(server.http + "/healthz", token: token)
+        #expect(health.status == 200)
+        #expect(Set((health.json() as? [String: Any])?.keys ?? [:].keys) == ["status", "database"])
+        let metrics = try SimpleHTTPClient.get(server.http + "/metrics", token: token)
+        #expect(metrics.status == 403)
+        #expect(Self.code(metrics) == "admin_required")
+        #expect(!String(decoding: metrics.body, as: UTF8.self).contains("speakersync_"))
+        // The admin still gets both in full.
+        #expect(try server.json("/healthz").body["provider_workers"] != nil)
+        #expect(try server.request("GET", "/metrics").text.contains("speakersync_http_requests_total"))
+    }
+
     @Test func anUnauthenticatedBodyIsRefusedBeforeItIsRead() throws {
         let server = try TestServer { $0.maxHTTPBodyBytes = 4096 }
         let big = [UInt8](repeating: 7, count: 64 * 1024)

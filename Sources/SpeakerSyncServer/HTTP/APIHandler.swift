@@ -101,7 +101,8 @@ final class APIHandler: HTTPHandler, Sendable {
                     response = ConsoleAssets.response(file: file)
                 case .success(.health):
                     let principal = try? gate.principal(httpHeaders: request.headers).get()
-                    response = try health(detailed: principal != nil)
+                    // Worker pids, plugin paths and server-wide memory are the operator's: a device learns up or not.
+                    response = try health(detailed: principal?.isAdmin == true)
                 case .success(let route):
                     // Checked again here: admission ran before the body, and a revocation may have come between.
                     let principal = try gate.principal(httpHeaders: request.headers).get()
@@ -228,10 +229,14 @@ final class APIHandler: HTTPHandler, Sendable {
     private func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
         switch route {
         case .health:
-            return try health(detailed: true)
+            return try health(detailed: principal.isAdmin)
         case .live, .ready:
             return probe(route, request) ?? Self.json(["status": "ok"])
         case .metrics:
+            // Server-wide figures (every device's sessions, providers, jobs) are the operator's.
+            guard principal.isAdmin else {
+                throw APIError(status: 403, code: "admin_required", message: "/metrics is for the admin key; device tokens cannot read server-wide figures")
+            }
             metrics.set(gauge: "speakersync_resident_memory_bytes", [:], Double(residentMemory().total ?? 0))
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", body: Array(metrics.render().utf8))
         case .providers:

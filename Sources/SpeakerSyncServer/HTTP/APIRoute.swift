@@ -45,7 +45,7 @@ public enum APIRoute: Equatable, Sendable {
     case listAllTokens
     /// POST /v1/admin/key: a new admin key; the previous stored ones stop working (admin only).
     case rotateAdminKey
-    /// GET /metrics: Prometheus text exposition (any credential).
+    /// GET /metrics: Prometheus text exposition (admin only: server-wide figures).
     case metrics
     /// GET / and GET /console/{file}: the developer console's page and its scripts (open: they hold no data).
     case console(file: String)
