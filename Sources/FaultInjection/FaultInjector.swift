@@ -85,7 +85,7 @@ final class FaultInjector: Sendable {
         // A conversation that kept its audio must have finished; on a loaded machine the first may
         // take a while (bounded).
         var candidates: [String] = []
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + .seconds(300)
         while candidates.isEmpty, ContinuousClock.now < deadline {
             candidates = results.all.filter { $0.finalized && $0.storeAudio }.map(\.conversationID)
             if candidates.isEmpty { try await Task.sleep(for: .seconds(1)) }
@@ -96,12 +96,21 @@ final class FaultInjector: Sendable {
             try await server.start()
             return
         }
-        let response = try SimpleHTTPClient.request(method: "POST", url: server.baseURL + "/v1/conversations/\(conversation)/diarize?provider=energy",
-                                                    body: [], token: server.adminKey)
-        if response.status == 202, let id = (response.json() as? [String: Any])?["id"] as? String {
+        // Queued as an operator would: a busy or briefly unavailable server (429, 503) is asked again.
+        var response: SimpleHTTPResponse?
+        let askUntil = ContinuousClock.now + .seconds(60)
+        repeat {
+            if let answer = try? SimpleHTTPClient.request(method: "POST", url: server.baseURL + "/v1/conversations/\(conversation)/diarize?provider=energy",
+                                                          body: [], token: server.adminKey) {
+                response = answer
+            }
+            if let status = response?.status, status == 202 || (400..<500).contains(status) && status != 429 { break }
+            try await Task.sleep(for: .seconds(1))
+        } while ContinuousClock.now < askUntil
+        if let response, response.status == 202, let id = (response.json() as? [String: Any])?["id"] as? String {
             jobs.withLock { $0.append(id) }
         } else {
-            logger.warning("fault run: re-diarization not queued", metadata: ["status": "\(response.status)"])
+            logger.warning("fault run: re-diarization not queued", metadata: ["status": "\(response?.status ?? 0)"])
         }
         if jobRestarts.add(1, ordering: .relaxed).newValue % 2 == 0 { server.kill() } else { server.terminate() }
         try await server.start()
