@@ -66,6 +66,9 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// The client did not read what the server sent: more than the outgoing limit stayed unread
     /// past the grace period. The connection closes with 4008; what was acknowledged stays stored.
     case slowReader = "slow_reader"
+    /// `store_audio` is not honoured (any more): the device's stored-audio quota is used up, or the
+    /// server's disk is nearly full. The session goes on; its words are stored, its audio is not.
+    case audioNotStored = "audio_not_stored"
 
     /// What the session does after sending this error.
     ///
@@ -78,7 +81,7 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
         switch self {
         case .malformedJSON, .unknownType, .audioBeforeStart, .alreadyStarted, .notStarted,
             .invalidTimestamp, .tooManyWords, .unknownSpeaker, .sessionFinalized, .invalidAudio,
-            .asrConflict:
+            .asrConflict, .audioNotStored:
             return .continues
         case .missingField, .invalidField, .invalidText:
             return rejectingStart ? .closes(CloseCode.invalidPayload) : .continues

@@ -95,6 +95,17 @@ extension ConversationRepository {
         }
     }
 
+    /// Seconds of audio stored for the device's conversations (what its stored-audio quota counts).
+    public func storedAudioSeconds(deviceID: String) throws -> Double {
+        try withConnection { connection in
+            try connection.query("""
+                SELECT coalesce(sum(a.sample_count::float8 / a.sample_rate), 0) AS seconds
+                FROM audio_chunks a JOIN conversations c ON c.id = a.conversation_id
+                WHERE c.device_id = $1
+                """, [deviceID]).rows[0].decode(Double.self, column: "seconds")
+        }
+    }
+
     /// Whether the conversation has stored audio (without reading it).
     public func hasStoredAudio(conversationID: String) throws -> Bool {
         try withConnection { connection in

@@ -67,6 +67,12 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("audio-retention-days"), help: "Delete audio kept by store_audio sessions after this many days (0: keep it until its conversation is deleted).")
     var audioRetentionDays: Double = ServerConfig.default.audioRetentionDays
 
+    @Option(name: .customLong("audio-quota-hours"), help: "Audio one device may keep stored (store_audio) over all its conversations; beyond it sessions go on without storing audio (audio_not_stored). 0: no quota.")
+    var audioQuotaHours: Double = SessionLimits.default.storedAudioQuotaSecondsPerDevice / 3600
+
+    @Option(name: .customLong("min-free-disk-mib"), help: "Free space the embedded cluster's disk keeps: below it store_audio is not honoured (audio_not_stored). 0: no watermark.")
+    var minimumFreeDiskMebibytes: Int64 = SessionLimits.default.minimumFreeDiskBytes >> 20
+
     @Option(name: .customLong("max-body-bytes"), help: "Largest HTTP request body, e.g. an enrolment WAV (413 body_too_large beyond).")
     var maxBodyBytes: Int = ServerConfig.default.maxHTTPBodyBytes
 
@@ -107,7 +113,8 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
-              requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0 else {
+              requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0, audioQuotaHours >= 0,
+              minimumFreeDiskMebibytes >= 0 else {
             throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
         }
         config.access.mode = auth
@@ -120,6 +127,8 @@ struct ServerOptions: ParsableArguments {
         config.maxConnections = maxConnections
         config.maxHTTPBodyBytes = maxBodyBytes
         config.audioRetentionDays = audioRetentionDays
+        config.sessionLimits.storedAudioQuotaSecondsPerDevice = audioQuotaHours * 3600
+        config.sessionLimits.minimumFreeDiskBytes = minimumFreeDiskMebibytes << 20
         config.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         config.tlsCertificatePath = tlsCertificate
         config.tlsPrivateKeyPath = tlsKey

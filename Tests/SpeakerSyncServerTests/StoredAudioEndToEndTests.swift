@@ -74,3 +74,52 @@ import TestSupport
         #expect(left == 0)
     }
 }
+
+/// Issue 28: one device cannot fill the disk with `store_audio`. Past its quota a session goes on
+/// without storing audio (non-fatal `audio_not_stored`, told once), its words still stored; the next
+/// session of that device is told at once; another device is not affected.
+@Suite(.serialized) struct StoredAudioQuotaEndToEndTests {
+    typealias TestServer = EndToEndTests.TestServer
+
+    private func storedSeconds(_ server: TestServer, _ conversationID: String) throws -> Double {
+        try PGConnection(connectionString: server.connectionString)
+            .query("SELECT coalesce(sum(sample_count::float8 / sample_rate), 0) AS s FROM audio_chunks WHERE conversation_id = $1", [conversationID])
+            .rows[0].decode(Double.self, column: "s")
+    }
+
+    @Test func aDevicePastItsStoredAudioQuotaGoesOnWithoutStoringAudio() async throws {
+        let server = try TestServer { $0.sessionLimits.storedAudioQuotaSecondsPerDevice = 10 }
+        let tokenA = try SecurityEndToEndTests.token(server, device: "phone-a")
+        let tokenB = try SecurityEndToEndTests.token(server, device: "phone-b")
+        // Seed 53: not used elsewhere; about 25 s, more than the 10 s quota (one 10 s chunk fits).
+        let meeting = try MeetingSynthesizer().synthesize(try MeetingScript.generate(seed: 53, speakerCount: 2, turnCount: 6), seed: 53)
+        let words = meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        #expect(Double(meeting.audio.count) / Double(meeting.sampleRate) > 20)
+        func config(_ device: String, _ token: String) -> DeviceStreamConfig {
+            var config = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: device)
+            config.token = token
+            config.storeAudio = true
+            config.speed = 8
+            return config
+        }
+
+        let first = try await server.stream(config("phone-a", tokenA), audio: meeting.audio, sampleRate: meeting.sampleRate, words: words)
+        #expect(first.closeCode == 1000)
+        #expect(first.errors.filter { $0.code == "audio_not_stored" }.count == 1, "\(first.errors)")
+        let kept = try storedSeconds(server, first.conversationID)
+        #expect(kept > 0 && kept <= 10, "stored \(kept) s")
+        let stored = try server.json("/v1/conversations/\(first.conversationID)").body["word_count"] as? Int
+        #expect(stored == words.count, "the words are stored whatever happens to the audio")
+
+        let second = try await server.stream(config("phone-a", tokenA), audio: Array(meeting.audio.prefix(5 * meeting.sampleRate)),
+                                             sampleRate: meeting.sampleRate, words: [])
+        #expect(second.closeCode == 1000)
+        #expect(second.errors.contains { $0.code == "audio_not_stored" && $0.message.contains("quota") })
+        #expect(try storedSeconds(server, second.conversationID) == 0)
+
+        let other = try await server.stream(config("phone-b", tokenB), audio: Array(meeting.audio.prefix(8 * meeting.sampleRate)),
+                                            sampleRate: meeting.sampleRate, words: [])
+        #expect(other.closeCode == 1000 && other.errors.isEmpty, "\(other.errors)")
+        #expect(abs(try storedSeconds(server, other.conversationID) - 8) < 0.01)
+    }
+}

@@ -111,6 +111,10 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
         try startReader.labelling(conversationID: conversationID, name: name)
     }
 
+    func storedAudioSeconds(deviceID: String) throws -> Double {
+        try startReader.storedAudioSeconds(deviceID: deviceID)
+    }
+
     func deleteConversation(id: String) throws -> Bool {
         try repository.deleteConversation(id: id)
     }

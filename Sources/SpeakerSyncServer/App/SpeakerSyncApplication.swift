@@ -132,7 +132,8 @@ public final class SpeakerSyncApplication: Sendable {
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
                 serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics,
                 limits: config.sessionLimits,
-                recognizers: config.speechRecognizer.map { RecognizerPool(config: $0, maximum: config.maxSpeechDecoders, logger: logger) }
+                recognizers: config.speechRecognizer.map { RecognizerPool(config: $0, maximum: config.maxSpeechDecoders, logger: logger) },
+                dataDirectory: config.databaseURL == nil ? config.dataDirectory : nil
             ))
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)

@@ -24,6 +24,10 @@ struct LiveSession {
     var engine: (any ProviderSession)?
     /// `store_audio`: cuts the received audio into chunks to store.
     var audioChunker: AudioChunker?
+    /// Seconds of audio this session may still store (the device's quota); nil: no quota.
+    var audioQuotaRemainingSeconds: Double?
+    /// Why `store_audio` is not honoured, told to the device once `session` is sent.
+    var audioNotStoredReason: String?
     /// Providers run beside `engine` on the same audio (`shadow_providers`), in the start's order.
     var shadows: [ShadowLabelling] = []
     var resampler: StreamingResampler?

@@ -30,6 +30,13 @@ public struct SessionLimits: Sendable {
     /// is refused with `storage_unavailable` (close 4013, try again later). Input that arrives
     /// meanwhile is held (within `inputPauseBytes`) and handled once `session` is sent.
     public var startStorageWaitSeconds = 10.0
+    /// Audio a device may keep stored (`store_audio`) over all its conversations; past it a session
+    /// goes on without storing audio (non-fatal `audio_not_stored`). 0: no quota. At 16 kHz a day of
+    /// audio is about 2 GB of FLAC.
+    public var storedAudioQuotaSecondsPerDevice = 24.0 * 3600
+    /// Free space the disk holding the embedded cluster's data keeps: below it `store_audio` is not
+    /// honoured (`audio_not_stored`) and the server logs it. 0: no watermark.
+    public var minimumFreeDiskBytes: Int64 = 1 << 30
 
     public init() {}
 

@@ -24,7 +24,7 @@ extension SessionRunner {
             step.conversation = live!.currentConversation
             step.conversationEnded = true
             step.labellings = labellings(interruptedReason: nil)
-            if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
+            if let last = live!.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
             // 1000 promises the conversation is safe: it waits for this commit, which comes after every
             // earlier step's (the writer keeps a conversation's order).
             persist(step, delivery: .committedOnly) { [self] stored in
@@ -57,7 +57,7 @@ extension SessionRunner {
             // refused with it; the conversation's status alone is what must not be lost.
             if !storageRejected {
                 step.labellings = labellings(interruptedReason: reason)
-                if let last = live!.audioChunker?.flush() { step.audioChunks = [last] }
+                if let last = live!.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
             }
             persist(step, delivery: .firstOutcome, evenAfterRejection: true) { [self] stored in
                 if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }

@@ -37,7 +37,7 @@ extension SessionRunner {
     func audio(_ samples: [Float]) {
         guard live != nil, !live!.finalized else { return }
         live!.inputSampleCount += samples.count
-        if live!.audioChunker != nil, case let chunks = live!.audioChunker!.append(samples), !chunks.isEmpty {
+        if live!.audioChunker != nil, case let chunks = live!.audioChunker!.append(samples), !chunks.isEmpty, admitStoredAudio(chunks) {
             // Stored in the session's step order, after the conversation row; a failure shows as
             // stored:false on the words like any other store failure.
             var step = PersistStep()
@@ -260,5 +260,34 @@ extension SessionRunner {
     }
     func turnProvider(_ turnID: String) -> String {
         String(turnID.prefix(while: { $0 != ":" }))
+    }
+}
+
+extension SessionRunner {
+    var audioAdmission: StoredAudioAdmission {
+        StoredAudioAdmission(quotaSecondsPerDevice: environment.limits.storedAudioQuotaSecondsPerDevice,
+                             minimumFreeDiskBytes: environment.limits.minimumFreeDiskBytes)
+    }
+
+    func freeDiskBytes() -> Int64? {
+        environment.dataDirectory.flatMap { StoredAudioAdmission.freeDiskBytes(at: $0) }
+    }
+
+    /// Chunks about to be stored: within the device's quota and above the disk's watermark, or the
+    /// session stops storing audio (told once, `audio_not_stored`) and goes on.
+    func admitStoredAudio(_ chunks: [AudioChunkRecord]) -> Bool {
+        let seconds = chunks.reduce(0.0) { $0 + Double($1.samples.count) / Double($1.sampleRate) }
+        var reason: String?
+        if let remaining = live!.audioQuotaRemainingSeconds {
+            if seconds > remaining { reason = audioAdmission.quotaReason } else { live!.audioQuotaRemainingSeconds = remaining - seconds }
+        }
+        if reason == nil, case .refuse(let why) = audioAdmission.decide(storedSeconds: nil, freeDiskBytes: freeDiskBytes()) {
+            reason = why
+        }
+        guard let reason else { return true }
+        logger.warning("store_audio stopped", metadata: ["reason": "\(reason)"])
+        live!.audioChunker = nil
+        run(machine.failed(ProtocolError(.audioNotStored, reason)))
+        return false
     }
 }

@@ -39,6 +39,8 @@ private struct ConversationFacts: Sendable {
     var stored: StoredConversation?
     var voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord]) = ([], [])
     var shadowLabellings: [String: LabellingRecord] = [:]
+    /// `store_audio`: what the device has stored already (nil: not asked, or could not be read).
+    var storedAudioSeconds: Double?
 }
 
 /// The start of a session, in four steps, none of which blocks the session's queue:
@@ -162,6 +164,13 @@ extension SessionRunner {
                     log.warning("cannot load known voices; the session starts without them", metadata: ["error": "\(error)"])
                 }
             }
+            if request.storeAudio {
+                do {
+                    facts.storedAudioSeconds = try store.storedAudioSeconds(deviceID: request.deviceID)
+                } catch let error where !StartReadRetry.isTransient(error) {
+                    log.warning("cannot read the device's stored audio; its quota is not checked", metadata: ["error": "\(error)"])
+                }
+            }
             if facts.stored != nil {
                 for shadow in request.shadowProviders {
                     do {
@@ -209,7 +218,14 @@ extension SessionRunner {
             return failStart(error)
         }
         if request.storeAudio {
-            session.audioChunker = AudioChunker(sampleRate: request.sampleRate, timelineOffsetSeconds: session.audioOffsetSeconds)
+            switch audioAdmission.decide(storedSeconds: facts.storedAudioSeconds, freeDiskBytes: freeDiskBytes()) {
+            case .store(let remaining):
+                session.audioChunker = AudioChunker(sampleRate: request.sampleRate, timelineOffsetSeconds: session.audioOffsetSeconds)
+                session.audioQuotaRemainingSeconds = remaining
+            case .refuse(let reason):
+                logger.warning("store_audio not honoured", metadata: ["reason": "\(reason)"])
+                session.audioNotStoredReason = reason
+            }
         }
         live = session
         // The device is told the session began only once its conversation is stored: words it then
@@ -264,6 +280,7 @@ extension SessionRunner {
         )
         logger.info("session started", metadata: ["provider": "\(request.provider)", "asr": "\(request.asr.rawValue)", "resumed": "\(resumed)"])
         run(machine.send(.session(info)))
+        if let reason = session.audioNotStoredReason { run(machine.failed(ProtocolError(.audioNotStored, reason))) }
         if resumed {
             run(machine.send(.speakers(wireSpeakers(session.speakers))))
             sendUtterances(session.merger.utterances, removed: [], stored: true, isFinal: false)

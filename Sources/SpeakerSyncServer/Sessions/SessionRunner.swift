@@ -34,6 +34,9 @@ struct SessionEnvironment: Sendable {
     /// Where session starts read PostgreSQL (a few threads for every session), so a session's queue
     /// never waits for it.
     var startReads: BlockingWorkQueue = SessionEnvironment.sharedStartReads
+    /// The folder whose disk holds the data (the embedded cluster's), for the free-space watermark of
+    /// stored audio; nil: not known (an external PostgreSQL), not checked.
+    var dataDirectory: String? = nil
 
     /// One for the process: its threads live as long as it does.
     static let sharedStartReads = BlockingWorkQueue(label: "speakersync.session-starts", threadCount: 4)

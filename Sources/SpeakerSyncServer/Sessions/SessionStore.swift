@@ -18,6 +18,8 @@ public protocol SessionStore: Sendable {
     func deviceProvider(deviceID: String) throws -> String?
     /// A stored labelling of the conversation (a shadow provider's, to continue on resume); nil when none.
     func labelling(conversationID: String, name: String) throws -> LabellingRecord?
+    /// Seconds of audio stored for the device's conversations (its stored-audio quota). Blocking.
+    func storedAudioSeconds(deviceID: String) throws -> Double
 }
 
 extension SessionStore {
@@ -28,6 +30,9 @@ extension SessionStore {
 
     /// Stores without labellings: a resumed shadow starts afresh.
     public func labelling(conversationID: String, name: String) throws -> LabellingRecord? { nil }
+
+    /// Stores without stored audio count none.
+    public func storedAudioSeconds(deviceID: String) throws -> Double { 0 }
 
     /// Stores without device settings: every device uses the server default.
     public func deviceProvider(deviceID: String) throws -> String? { nil }
