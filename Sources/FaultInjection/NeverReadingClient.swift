@@ -11,9 +11,14 @@ public final class NeverReadingClient: Sendable {
         public var description: String
     }
 
+    /// The device its sessions start as unless told otherwise: its token must be that device's.
+    public static let deviceID = "never-reads"
+    /// Bytes of one words message it sends (about; for the figure of what it pushed).
+    public static let bytesPerMessage = 2_900
+
     /// Floods `port` for up to `seconds` (sends block once the server stops reading; each blocked
     /// send gives up after 2 s) and returns the words messages it got out.
-    public static func flood(port: Int, token: String, seconds: Double) throws -> Int {
+    public static func flood(port: Int, token: String, seconds: Double, deviceID: String = NeverReadingClient.deviceID) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         defer { close(fd) }
@@ -41,7 +46,7 @@ public final class NeverReadingClient: Sendable {
             throw Failure(description: "upgrade refused: \(String(decoding: head.prefix(40), as: UTF8.self))")
         }
         let conversation = "never-reads-\(UInt32.random(in: 0...UInt32.max))"
-        try send(fd, WebSocketFrames.masked(opcode: 0x1, Array(#"{"type":"start","device_id":"never-reads","provider":"device","sample_rate":16000,"encoding":"pcm_s16le","conversation_id":"\#(conversation)"}"#.utf8)))
+        try send(fd, WebSocketFrames.masked(opcode: 0x1, Array(#"{"type":"start","device_id":"\#(deviceID)","provider":"device","sample_rate":16000,"encoding":"pcm_s16le","conversation_id":"\#(conversation)"}"#.utf8)))
         try send(fd, WebSocketFrames.masked(opcode: 0x1, Array(#"{"type":"segments","segments":[{"speaker":"A","start":0,"end":100000}]}"#.utf8)))
         let deadline = Date().addingTimeInterval(seconds)
         var batch = 0

@@ -83,6 +83,9 @@ public struct TranscriptMerger: Sendable {
     public var words: [LabelledWord] { store }
 
     public var unlabelledWordCount: Int { unlabelledCount }
+    /// Words held, and those of one result (what a replacement of that result would take back).
+    public var wordCount: Int { store.count }
+    public func wordCount(ofResult id: String) -> Int { results[id]?.slots.count ?? 0 }
 
     /// All turns in (start, end, id) order, with merged speakers already relabelled.
     public var turns: [SpeakerTurn] { turnList }

@@ -73,6 +73,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("min-free-disk-mib"), help: "Free space the embedded cluster's disk keeps: below it store_audio is not honoured (audio_not_stored). 0: no watermark.")
     var minimumFreeDiskMebibytes: Int64 = SessionLimits.default.minimumFreeDiskBytes >> 20
 
+    @Option(name: .customLong("max-conversation-words"), help: "Words one conversation may hold; beyond, words messages are refused (too_many_words). 0: no limit.")
+    var maxConversationWords: Int = SessionLimits.default.maxConversationWords
+
     @Option(name: .customLong("max-body-bytes"), help: "Largest HTTP request body, e.g. an enrolment WAV (413 body_too_large beyond).")
     var maxBodyBytes: Int = ServerConfig.default.maxHTTPBodyBytes
 
@@ -114,7 +117,7 @@ struct ServerOptions: ParsableArguments {
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
               requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0, audioQuotaHours >= 0,
-              minimumFreeDiskMebibytes >= 0 else {
+              minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0 else {
             throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
         }
         config.access.mode = auth
@@ -129,6 +132,7 @@ struct ServerOptions: ParsableArguments {
         config.audioRetentionDays = audioRetentionDays
         config.sessionLimits.storedAudioQuotaSecondsPerDevice = audioQuotaHours * 3600
         config.sessionLimits.minimumFreeDiskBytes = minimumFreeDiskMebibytes << 20
+        config.sessionLimits.maxConversationWords = maxConversationWords
         config.handshakeTimeoutSeconds = handshakeTimeoutSeconds
         config.tlsCertificatePath = tlsCertificate
         config.tlsPrivateKeyPath = tlsKey

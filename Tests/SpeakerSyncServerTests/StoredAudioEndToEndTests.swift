@@ -123,3 +123,24 @@ import TestSupport
         #expect(abs(try storedSeconds(server, other.conversationID) - 8) < 0.01)
     }
 }
+
+/// A conversation holds a bounded number of words (a live session keeps them all in memory): past the
+/// limit a words message is refused whole with the non-fatal `too_many_words`, and the session goes on.
+@Suite(.serialized) struct ConversationWordLimitEndToEndTests {
+    typealias TestServer = EndToEndTests.TestServer
+
+    @Test func aConversationPastItsWordLimitRefusesMoreWords() async throws {
+        let server = try TestServer { $0.sessionLimits.maxConversationWords = 30 }
+        let meeting = try MeetingSynthesizer().synthesize(try MeetingScript.generate(seed: 53, speakerCount: 2, turnCount: 6), seed: 53)
+        let words = meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        #expect(words.count > 40)
+        var config = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: "phone-a")
+        config.token = server.adminKey
+        config.speed = 8
+        let report = try await server.stream(config, audio: meeting.audio, sampleRate: meeting.sampleRate, words: words)
+        #expect(report.closeCode == 1000)
+        #expect(report.errors.contains { $0.code == "too_many_words" && $0.message.contains("limit of 30 words") }, "\(report.errors)")
+        let stored = try server.json("/v1/conversations/\(report.conversationID)").body["word_count"] as? Int ?? -1
+        #expect(stored > 0 && stored <= 30, "stored \(stored)")
+    }
+}

@@ -30,6 +30,11 @@ public struct SessionLimits: Sendable {
     /// is refused with `storage_unavailable` (close 4013, try again later). Input that arrives
     /// meanwhile is held (within `inputPauseBytes`) and handled once `session` is sent.
     public var startStorageWaitSeconds = 10.0
+    /// Words one conversation may hold (a live session keeps them all in memory, about 1 KB each):
+    /// a words message that would go past it is refused with the non-fatal `too_many_words` and not
+    /// stored. 50,000 is over eight hours of a meeting at 100 words a minute. 0: no limit. Without
+    /// it a client sending words as fast as it could grew one session by 200 MiB in 20 s.
+    public var maxConversationWords = 50_000
     /// Audio a device may keep stored (`store_audio`) over all its conversations; past it a session
     /// goes on without storing audio (non-fatal `audio_not_stored`). 0: no quota. At 16 kHz a day of
     /// audio is about 2 GB of FLAC.

@@ -111,6 +111,13 @@ extension SessionRunner {
     func words(_ message: WordsMessage) {
         guard live != nil else { return }
         environment.metrics.increment("speakersync_words_received_total", by: Double(message.words.count))
+        let limit = environment.limits.maxConversationWords
+        let replaced = live!.merger.wordCount(ofResult: message.resultID)
+        if limit > 0, message.words.count > replaced, live!.merger.wordCount - replaced + message.words.count > limit {
+            run(machine.failed(ProtocolError(.tooManyWords,
+                "words: the conversation holds its limit of \(limit) words; result '\(message.resultID)' was not stored (start a new conversation)")))
+            return
+        }
         mergeWords(message)
     }
 
