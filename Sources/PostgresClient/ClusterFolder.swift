@@ -37,13 +37,16 @@ struct ClusterFolder {
     }
 
     /// Creates the folder (0700, owned by the server account) and, as root, checks that the
-    /// server account can traverse every parent folder.
+    /// server account can traverse every parent folder. A folder an earlier version ran as another
+    /// account (`nobody`) is handed over, files and all; one left wider than 0700 is narrowed (the
+    /// socket lives in it: its mode decides who can even try to connect).
     func prepare(runAs: ClusterAccount?) throws {
         let manager = FileManager.default
         if !manager.fileExists(atPath: path) {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
                                         attributes: [.posixPermissions: 0o700])
         }
+        defer { chmod(path, 0o700) }
         guard let account = runAs else { return }
         var parent = dataDirectory.deletingLastPathComponent()
         while true {
@@ -66,22 +69,26 @@ struct ClusterFolder {
 
     private func chownRecursively(_ path: String, _ account: ClusterAccount) throws {
         var info = stat()
-        if stat(path, &info) == 0, info.st_uid == account.uid { return }  // already ours (initdb-made)
+        if stat(path, &info) == 0, info.st_uid == account.uid, info.st_gid == account.gid { return }  // already its own
         guard chown(path, account.uid, account.gid) == 0 else {
             throw failure("cannot chown \(path) to \(account.user): \(String(cString: strerror(errno)))")
         }
         chmod(path, 0o700)
         if let entries = FileManager.default.enumerator(atPath: path) {
-            for case let entry as String in entries { _ = chown(path + "/" + entry, account.uid, account.gid) }
+            // lchown: a symlink in the folder (a relocated pg_wal) is handed over, not what it points to.
+            for case let entry as String in entries { _ = lchown(path + "/" + entry, account.uid, account.gid) }
         }
     }
 
-    /// initdb on first use (UTF8, no locale, trust auth over the private socket).
+    /// initdb on first use (UTF8, no locale). Its authentication settings never serve a
+    /// connection: `writeAuthentication` replaces them before the server first starts. They are
+    /// the strict ones anyway (peer, TCP refused), which need no superuser password.
     func initializeIfNeeded(binDirectory: URL, runAs: ClusterAccount?, logger: Logger) throws {
         guard !FileManager.default.fileExists(atPath: path + "/PG_VERSION") else { return }
         logger.info("initializing embedded PostgreSQL cluster", metadata: ["dataDirectory": "\(path)"])
         try ChildProcess.run(binDirectory.appendingPathComponent("initdb"),
-                             ["-D", path, "--auth=trust", "-E", "UTF8", "--no-locale", "-U", config.superuser],
+                             ["-D", path, "--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--no-locale",
+                              "-U", config.superuser],
                              runAs: runAs, logTo: path + ".initdb.log")
         try? FileManager.default.removeItem(atPath: path + ".initdb.log")
     }
@@ -98,6 +105,7 @@ struct ClusterFolder {
             logging_collector = off
             max_wal_size = '1GB'
             max_connections = \(config.maxConnections)
+            password_encryption = 'scram-sha-256'
 
             """
         let settingsPath = path + "/speakersync.conf"
@@ -111,6 +119,27 @@ struct ClusterFolder {
             _ = chown(settingsPath, account.uid, account.gid)
             _ = chown(mainPath, account.uid, account.gid)
         }
+    }
+
+    /// Writes pg_hba.conf and pg_ident.conf (`ClusterAuthentication`): the superuser only as
+    /// `ownerUser` over peer, every other role with its password. Returns the `trust` rules the old
+    /// pg_hba.conf had (a cluster an earlier SpeakerSync initialised), for the log.
+    func writeAuthentication(ownerUser: String, runAs: ClusterAccount?) throws -> [String] {
+        guard ClusterAuthentication.isWritable(ownerUser), ClusterAuthentication.isWritable(config.superuser) else {
+            throw failure("user name \(ownerUser) or role name \(config.superuser) cannot be written in pg_hba.conf")
+        }
+        let rulesPath = path + "/pg_hba.conf"
+        let replaced = ClusterAuthentication.trustRules(in: (try? String(contentsOfFile: rulesPath, encoding: .utf8)) ?? "")
+        let files = [
+            (rulesPath, ClusterAuthentication.hostBasedRules(superuser: config.superuser)),
+            (path + "/pg_ident.conf", ClusterAuthentication.identityMap(ownerUser: ownerUser, superuser: config.superuser)),
+        ]
+        for (filePath, contents) in files {
+            try contents.write(toFile: filePath, atomically: false, encoding: .utf8)
+            if let account = runAs { _ = chown(filePath, account.uid, account.gid) }
+            chmod(filePath, 0o600)
+        }
+        return replaced
     }
 
     /// The server's log (appended to across restarts), made to belong to the server's account so
