@@ -140,6 +140,7 @@ public final class EmbeddedPostgresCluster: @unchecked Sendable {
     private func startLocked(attachToOwner: Bool) throws -> String {
         if currentRole != nil { return connectionString() }
         try folder.checkSocketPath()
+        dropPasswordVariable()
         let deadline = Date(timeIntervalSinceNow: TimeInterval(config.startTimeoutSeconds))
         while true {
             switch try ClusterLock.tryAcquire(path: lockFilePath) {
@@ -171,6 +172,16 @@ public final class EmbeddedPostgresCluster: @unchecked Sendable {
                 usleep(200_000)
             }
         }
+    }
+
+    /// libpq prefers PGPASSWORD to the password file a connection string names: left set, it would
+    /// stand in for the application role's password and every sign-in would fail. This process's
+    /// connections to the cluster all go through the password file, so the variable is removed
+    /// from its environment (and so from what any later child could inherit).
+    private func dropPasswordVariable() {
+        guard getenv("PGPASSWORD") != nil else { return }
+        logger.warning("PGPASSWORD is set; the embedded PostgreSQL's role signs in with its password file, so PGPASSWORD is removed from this process's environment")
+        unsetenv("PGPASSWORD")
     }
 
     /// With the lock held: prepares the folder and its authentication, clears a leftover server,
