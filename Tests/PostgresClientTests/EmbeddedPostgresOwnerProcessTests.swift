@@ -96,11 +96,12 @@ import Testing
     /// An owner whose environment holds the secrets SpeakerSync is given (the admin key, a
     /// Picovoice key, a libpq password, DATABASE_URL — empty, or `serve` would use it instead of
     /// its embedded cluster) starts its PostgreSQL with none of them: not in the postmaster's
-    /// environment, not in its children's, not in what a backend hands a program it runs.
-    @Test func theClustersProcessesInheritNoSecret() async throws {
+    /// environment, not in its children's, not in what a backend hands a program it runs. Its
+    /// provider worker has neither the admin key nor the database's secrets (the Picovoice key is
+    /// the Falcon provider's own: a worker may be given it).
+    @Test func theServersChildrenInheritNoSecret() async throws {
         let folder = EmbeddedPostgresClusterTests.folder("pgenviron")
-        let plugins = EmbeddedPostgresClusterTests.folder("pgenviron-plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let plugins = try TestPlugins.folder(copying: ["speakersync-energy"], faulty: false)
         let parent = ParentThread()
         defer {
             parent.finish()
@@ -112,7 +113,7 @@ import Testing
                        "DATABASE_URL": ""]
         let owner = try await parent.run {
             try ServerProcess(embeddedDataDirectory: folder.path, adminKey: adminKey,
-                              extraArguments: ["--plugins", plugins.path, "--provider-isolation", "none"], environment: secrets)
+                              extraArguments: ["--plugins", plugins.path, "--provider-isolation", "process"], environment: secrets)
         }
         defer {
             owner.kill()
@@ -141,6 +142,23 @@ import Testing
         let postmasterEnvironment = try #require(Self.environment(of: postmaster))
         #expect(Set(postmasterEnvironment.keys).isSubset(of: ["PATH", "LANG", "LC_ALL", "TZ", "HOME"]), "\(postmasterEnvironment.keys.sorted())")
         #expect(postmasterEnvironment["LC_ALL"] == "C")
+
+        // The provider worker (started for each plugin as the server starts).
+        var worker: pid_t?
+        #expect(Polling.until(seconds: 60) {
+            worker = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init).first { pid in
+                EmbeddedPostgresClusterTests.parent(of: pid) == owner.processID
+                    && (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map { String(decoding: $0, as: UTF8.self) } ?? "")
+                        .contains("provider-worker")
+            }
+            return worker != nil
+        })
+        let workerPID = try #require(worker)
+        let workerEnvironment = try #require(Self.environment(of: workerPID))
+        #expect(workerEnvironment["PATH"] != nil)
+        #expect(workerEnvironment["SPEAKERSYNC_ADMIN_KEY"] == nil && workerEnvironment["PGPASSWORD"] == nil
+                && workerEnvironment["DATABASE_URL"] == nil, "\(workerEnvironment.keys.sorted())")
+        #expect(!workerEnvironment.values.contains { $0.contains(adminKey) || $0.contains(secrets["PGPASSWORD"]!) })
 
         let cluster = EmbeddedPostgresCluster(dataDirectory: folder, logger: EmbeddedPostgresClusterTests.logger)
         let admin = try PGConnection(connectionString: cluster.superuserConnectionString())
