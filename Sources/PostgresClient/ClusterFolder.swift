@@ -108,17 +108,19 @@ struct ClusterFolder {
             password_encryption = 'scram-sha-256'
 
             """
-        let settingsPath = path + "/speakersync.conf"
-        try settings.write(toFile: settingsPath, atomically: false, encoding: .utf8)
+        try writeOwned(settings, to: path + "/speakersync.conf", runAs: runAs)
         let mainPath = path + "/postgresql.conf"
-        let main = (try? String(contentsOfFile: mainPath, encoding: .utf8)) ?? ""
+        let main = SecretFile.readRegular(mainPath) ?? ""
         if !main.contains("include_if_exists = 'speakersync.conf'") {
-            try (main + "\ninclude_if_exists = 'speakersync.conf'\n").write(toFile: mainPath, atomically: false, encoding: .utf8)
+            try writeOwned(main + "\ninclude_if_exists = 'speakersync.conf'\n", to: mainPath, runAs: runAs)
         }
-        if let account = runAs {
-            _ = chown(settingsPath, account.uid, account.gid)
-            _ = chown(mainPath, account.uid, account.gid)
-        }
+    }
+
+    /// Replaces a file of the folder (0600, the server's account's). As root this writes in a folder
+    /// that account controls: nothing there (a symlink to /etc/shadow) is followed, and the file is
+    /// handed over before it takes its name (`SecretFile`).
+    private func writeOwned(_ contents: String, to filePath: String, runAs: ClusterAccount?) throws {
+        try SecretFile.write(contents, to: filePath, owner: runAs.map { ($0.uid, $0.gid) })
     }
 
     /// Writes pg_hba.conf and pg_ident.conf (`ClusterAuthentication`): the superuser only as
@@ -129,16 +131,12 @@ struct ClusterFolder {
             throw failure("user name \(ownerUser) or role name \(config.superuser) cannot be written in pg_hba.conf")
         }
         let rulesPath = path + "/pg_hba.conf"
-        let replaced = ClusterAuthentication.trustRules(in: (try? String(contentsOfFile: rulesPath, encoding: .utf8)) ?? "")
+        let replaced = ClusterAuthentication.trustRules(in: SecretFile.readRegular(rulesPath) ?? "")
         let files = [
             (rulesPath, ClusterAuthentication.hostBasedRules(superuser: config.superuser)),
             (path + "/pg_ident.conf", ClusterAuthentication.identityMap(ownerUser: ownerUser, superuser: config.superuser)),
         ]
-        for (filePath, contents) in files {
-            try contents.write(toFile: filePath, atomically: false, encoding: .utf8)
-            if let account = runAs { _ = chown(filePath, account.uid, account.gid) }
-            chmod(filePath, 0o600)
-        }
+        for (filePath, contents) in files { try writeOwned(contents, to: filePath, runAs: runAs) }
         return replaced
     }
 
@@ -146,7 +144,7 @@ struct ClusterFolder {
     /// it stays writable by `pg_ctl -l` run as that account.
     func prepareServerLog(runAs: ClusterAccount?) -> String {
         let logPath = path + "/server.log"
-        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor >= 0 {
             if let account = runAs { _ = fchown(descriptor, account.uid, account.gid) }
             close(descriptor)
@@ -156,7 +154,7 @@ struct ClusterFolder {
 
     /// The last lines of the server's log, for an error message.
     func serverLogTail() -> String {
-        guard let text = try? String(contentsOfFile: path + "/server.log", encoding: .utf8) else { return "" }
+        guard let text = SecretFile.readRegular(path + "/server.log") else { return "" }
         return String(text.suffix(1500)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -9,8 +9,10 @@ import Glibc
 /// name and the folder fsync'd. Never written with wider permissions and chmod'ed afterwards,
 /// which leaves a window in which the secret is readable.
 enum SecretFile {
-    /// Replaces `path` with `contents` (mode 0600, owned by this process's user).
-    static func write(_ contents: String, to path: String) throws {
+    /// Replaces `path` with `contents` (mode 0600, owned by this process's user, or by `owner` when
+    /// given: handed over before the rename, so the name never points at a file the owner cannot
+    /// read, and nothing at `path` (a symlink the owner planted) is followed).
+    static func write(_ contents: String, to path: String, owner: (uid: uid_t, gid: gid_t)? = nil) throws {
         let folder = (path as NSString).deletingLastPathComponent
         let temporary = "\(path).tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -24,6 +26,7 @@ enum SecretFile {
             // The creation mode is masked by the umask; 0600 masked can only be stricter. fchmod
             // pins it anyway (on the descriptor: nothing was written yet).
             guard fchmod(descriptor, 0o600) == 0 else { throw failure("cannot set the mode of \(temporary)") }
+            if let owner, fchown(descriptor, owner.uid, owner.gid) != 0 { throw failure("cannot hand \(temporary) over") }
             try writeAll(Array(contents.utf8), to: descriptor, path: temporary)
             guard fsync(descriptor) == 0 else { throw failure("cannot fsync \(temporary)") }
         }
@@ -34,6 +37,17 @@ enum SecretFile {
             _ = fsync(folderDescriptor)
             close(folderDescriptor)
         }
+    }
+
+    /// The text of the regular file at `path`, nil when there is none; a symlink is not followed
+    /// (this process may be root reading a folder another account controls).
+    static func readRegular(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let data = try? handle.readToEnd() else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// Whether `path` is a regular file this process's user owns that no one else may read or

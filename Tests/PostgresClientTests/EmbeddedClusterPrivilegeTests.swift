@@ -182,4 +182,31 @@ import Testing
         #expect(try String(contentsOfFile: third.passwordFilePath, encoding: .utf8) != replaced)
         #expect(try Helpers.selectOne(third.connectionString()) == 1)
     }
+
+    /// As root the owner writes into a folder the cluster's account controls: a symlink planted
+    /// there in place of a file it rewrites at every start is replaced, never followed.
+    @Test func symlinksPlantedInTheFolderAreNotFollowed() throws {
+        let folder = Helpers.folder("pgsymlink")
+        defer { Helpers.removeFolder(folder) }
+        let first = EmbeddedPostgresCluster(dataDirectory: folder, logger: Helpers.logger)
+        try first.start()
+        first.stop()
+        let target = folder.path + ".target"
+        defer { unlink(target) }
+        try "untouched\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let names = ["speakersync.conf", "pg_hba.conf", "pg_ident.conf"]
+        for name in names {
+            unlink(folder.path + "/" + name)
+            #expect(symlink(target, folder.path + "/" + name) == 0)
+        }
+        let second = EmbeddedPostgresCluster(dataDirectory: folder, logger: Helpers.logger)
+        try second.start()
+        defer { second.stop() }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "untouched\n")
+        #expect(try Self.status(target).st_uid == geteuid())
+        for name in names {
+            #expect(try Self.status(folder.path + "/" + name).st_mode & S_IFMT == S_IFREG, "\(name)")
+        }
+        #expect(try Helpers.selectOne(second.connectionString()) == 1)
+    }
 }
