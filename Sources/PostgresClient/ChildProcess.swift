@@ -8,7 +8,7 @@ import Foundation
 /// would hold that descriptor open forever. Here the child gets /dev/null for input, its output in a
 /// file, no other descriptor of this process, default signal handling and an empty signal mask
 /// (whatever the spawning thread blocks or this process ignores, as `serve` ignores SIGINT while it
-/// waits for it).
+/// waits for it). Its environment is the curated one (`ChildEnvironment`), never this process's.
 enum ChildProcess {
     enum Output {
         case discard
@@ -18,11 +18,9 @@ enum ChildProcess {
         case append(String)
     }
 
-    static func spawn(_ argv: [String], output: Output, ownProcessGroup: Bool) throws -> pid_t {
-        var environment = ProcessInfo.processInfo.environment
-        environment["LC_ALL"] = "C"
-        environment.removeValue(forKey: "PGDATA")
-        let envp = environment.map { "\($0.key)=\($0.value)" }
+    /// `environment`: the child's whole environment (`ChildEnvironment.curated`).
+    static func spawn(_ argv: [String], environment: [String: String], output: Output, ownProcessGroup: Bool) throws -> pid_t {
+        let envp = ChildEnvironment.entries(environment)
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -30,8 +28,10 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         switch output {
         case .discard: posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        case .replace(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        case .append(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        // O_NOFOLLOW: these files are opened as root beside or inside the data folder; a symlink
+        // planted there must not redirect the write.
+        case .replace(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o600)
+        case .append(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0o600)
         }
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         guard speakersync_spawn_close_from(&actions, 3) == 0 else {
@@ -72,7 +72,8 @@ enum ChildProcess {
     /// /dev/null; a failure carries the end of that log.
     static func run(_ tool: URL, _ arguments: [String], runAs: ClusterAccount?, logTo logPath: String?) throws {
         let argv = runAs.map { ["/usr/bin/setpriv"] + $0.setprivArguments + ["--", tool.path] } ?? [tool.path]
-        let pid = try spawn(argv + arguments, output: logPath.map { .replace($0) } ?? .discard, ownProcessGroup: false)
+        let pid = try spawn(argv + arguments, environment: ChildEnvironment.curated(home: ChildEnvironment.home(of: runAs)),
+                            output: logPath.map { .replace($0) } ?? .discard, ownProcessGroup: false)
         let status = waitForExit(pid)
         guard speakersync_wait_exited(status) != 0, speakersync_wait_exit_status(status) == 0 else {
             var detail = ""
@@ -108,6 +109,7 @@ enum ChildProcess {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
+        process.environment = ChildEnvironment.curated(home: ChildEnvironment.home(of: nil))
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")

@@ -37,13 +37,16 @@ struct ClusterFolder {
     }
 
     /// Creates the folder (0700, owned by the server account) and, as root, checks that the
-    /// server account can traverse every parent folder.
+    /// server account can traverse every parent folder. A folder an earlier version ran as another
+    /// account (`nobody`) is handed over, files and all; one left wider than 0700 is narrowed (the
+    /// socket lives in it: its mode decides who can even try to connect).
     func prepare(runAs: ClusterAccount?) throws {
         let manager = FileManager.default
         if !manager.fileExists(atPath: path) {
             try manager.createDirectory(atPath: path, withIntermediateDirectories: true,
                                         attributes: [.posixPermissions: 0o700])
         }
+        defer { chmod(path, 0o700) }
         guard let account = runAs else { return }
         var parent = dataDirectory.deletingLastPathComponent()
         while true {
@@ -66,22 +69,26 @@ struct ClusterFolder {
 
     private func chownRecursively(_ path: String, _ account: ClusterAccount) throws {
         var info = stat()
-        if stat(path, &info) == 0, info.st_uid == account.uid { return }  // already ours (initdb-made)
+        if stat(path, &info) == 0, info.st_uid == account.uid, info.st_gid == account.gid { return }  // already its own
         guard chown(path, account.uid, account.gid) == 0 else {
             throw failure("cannot chown \(path) to \(account.user): \(String(cString: strerror(errno)))")
         }
         chmod(path, 0o700)
         if let entries = FileManager.default.enumerator(atPath: path) {
-            for case let entry as String in entries { _ = chown(path + "/" + entry, account.uid, account.gid) }
+            // lchown: a symlink in the folder (a relocated pg_wal) is handed over, not what it points to.
+            for case let entry as String in entries { _ = lchown(path + "/" + entry, account.uid, account.gid) }
         }
     }
 
-    /// initdb on first use (UTF8, no locale, trust auth over the private socket).
+    /// initdb on first use (UTF8, no locale). Its authentication settings never serve a
+    /// connection: `writeAuthentication` replaces them before the server first starts. They are
+    /// the strict ones anyway (peer, TCP refused), which need no superuser password.
     func initializeIfNeeded(binDirectory: URL, runAs: ClusterAccount?, logger: Logger) throws {
         guard !FileManager.default.fileExists(atPath: path + "/PG_VERSION") else { return }
         logger.info("initializing embedded PostgreSQL cluster", metadata: ["dataDirectory": "\(path)"])
         try ChildProcess.run(binDirectory.appendingPathComponent("initdb"),
-                             ["-D", path, "--auth=trust", "-E", "UTF8", "--no-locale", "-U", config.superuser],
+                             ["-D", path, "--auth-local=peer", "--auth-host=reject", "-E", "UTF8", "--no-locale",
+                              "-U", config.superuser],
                              runAs: runAs, logTo: path + ".initdb.log")
         try? FileManager.default.removeItem(atPath: path + ".initdb.log")
     }
@@ -98,26 +105,46 @@ struct ClusterFolder {
             logging_collector = off
             max_wal_size = '1GB'
             max_connections = \(config.maxConnections)
+            password_encryption = 'scram-sha-256'
 
             """
-        let settingsPath = path + "/speakersync.conf"
-        try settings.write(toFile: settingsPath, atomically: false, encoding: .utf8)
+        try writeOwned(settings, to: path + "/speakersync.conf", runAs: runAs)
         let mainPath = path + "/postgresql.conf"
-        let main = (try? String(contentsOfFile: mainPath, encoding: .utf8)) ?? ""
+        let main = SecretFile.readRegular(mainPath) ?? ""
         if !main.contains("include_if_exists = 'speakersync.conf'") {
-            try (main + "\ninclude_if_exists = 'speakersync.conf'\n").write(toFile: mainPath, atomically: false, encoding: .utf8)
+            try writeOwned(main + "\ninclude_if_exists = 'speakersync.conf'\n", to: mainPath, runAs: runAs)
         }
-        if let account = runAs {
-            _ = chown(settingsPath, account.uid, account.gid)
-            _ = chown(mainPath, account.uid, account.gid)
+    }
+
+    /// Replaces a file of the folder (0600, the server's account's). As root this writes in a folder
+    /// that account controls: nothing there (a symlink to /etc/shadow) is followed, and the file is
+    /// handed over before it takes its name (`SecretFile`).
+    private func writeOwned(_ contents: String, to filePath: String, runAs: ClusterAccount?) throws {
+        try SecretFile.write(contents, to: filePath, owner: runAs.map { ($0.uid, $0.gid) })
+    }
+
+    /// Writes pg_hba.conf and pg_ident.conf (`ClusterAuthentication`): the superuser only as
+    /// `ownerUser` over peer, every other role with its password. Returns the `trust` rules the old
+    /// pg_hba.conf had (a cluster an earlier SpeakerSync initialised), for the log.
+    func writeAuthentication(ownerUser: String, runAs: ClusterAccount?) throws -> [String] {
+        guard ClusterAuthentication.isWritable(ownerUser), ClusterAuthentication.isWritable(config.superuser) else {
+            throw failure("user name \(ownerUser) or role name \(config.superuser) cannot be written in pg_hba.conf")
         }
+        let rulesPath = path + "/pg_hba.conf"
+        let replaced = ClusterAuthentication.trustRules(in: SecretFile.readRegular(rulesPath) ?? "")
+        let files = [
+            (rulesPath, ClusterAuthentication.hostBasedRules(superuser: config.superuser)),
+            (path + "/pg_ident.conf", ClusterAuthentication.identityMap(ownerUser: ownerUser, superuser: config.superuser)),
+        ]
+        for (filePath, contents) in files { try writeOwned(contents, to: filePath, runAs: runAs) }
+        return replaced
     }
 
     /// The server's log (appended to across restarts), made to belong to the server's account so
     /// it stays writable by `pg_ctl -l` run as that account.
     func prepareServerLog(runAs: ClusterAccount?) -> String {
         let logPath = path + "/server.log"
-        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor >= 0 {
             if let account = runAs { _ = fchown(descriptor, account.uid, account.gid) }
             close(descriptor)
@@ -127,7 +154,7 @@ struct ClusterFolder {
 
     /// The last lines of the server's log, for an error message.
     func serverLogTail() -> String {
-        guard let text = try? String(contentsOfFile: path + "/server.log", encoding: .utf8) else { return "" }
+        guard let text = SecretFile.readRegular(path + "/server.log") else { return "" }
         return String(text.suffix(1500)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

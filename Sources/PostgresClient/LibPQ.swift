@@ -276,6 +276,29 @@ enum LibPQ {
         }
     }
 
+    // MARK: Quoting and passwords
+
+    /// PQescapeLiteral: `text` as a SQL string literal, for the few statements that take no bind
+    /// parameters (utility statements such as ALTER ROLE … PASSWORD).
+    static func escapeLiteral(_ connection: Connection, _ text: String) throws -> String {
+        let length = text.utf8.count
+        guard let escaped = text.withCString({ PQescapeLiteral(connection, $0, length) }) else {
+            throw PGError(code: .encodeFailed, message: errorMessage(connection))
+        }
+        defer { PQfreemem(escaped) }
+        return String(cString: escaped)
+    }
+
+    /// PQencryptPasswordConn: the SCRAM-SHA-256 verifier of `password` for `role`, computed here, so
+    /// the password itself never reaches the server (nor its logs) in clear.
+    static func scramVerifier(_ connection: Connection, password: String, role: String) throws -> String {
+        guard let verifier = PQencryptPasswordConn(connection, password, role, "scram-sha-256") else {
+            throw PGError(code: .encodeFailed, message: errorMessage(connection))
+        }
+        defer { PQfreemem(verifier) }
+        return String(cString: verifier)
+    }
+
     // MARK: Results
 
     static func clear(_ result: Result) { PQclear(result) }

@@ -132,6 +132,24 @@ public final class PGConnection {
         }
     }
 
+    /// `text` as a SQL string literal (libpq's PQescapeLiteral), for statements that cannot take
+    /// bind parameters; everything else binds its values.
+    public func quoteLiteral(_ text: String) throws -> String {
+        try LibPQ.escapeLiteral(raw, text)
+    }
+
+    /// The SCRAM-SHA-256 verifier of `password` for `role` (libpq's PQencryptPasswordConn), for
+    /// `ALTER ROLE … PASSWORD`: the server stores it as given and never sees the password.
+    public func scramVerifier(password: String, role: String) throws -> String {
+        try LibPQ.scramVerifier(raw, password: password, role: role)
+    }
+
+    /// `name` as a SQL identifier: double-quoted, inner double quotes doubled (what
+    /// PostgreSQL's quote_ident does), so any role or database name is one identifier.
+    public static func quoteIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
     /// Quotes a value for a `key=value` libpq connection string (single quotes, with `\` and `'`
     /// backslash-escaped), so paths with spaces or quotes are safe.
     public static func quoteConnectionValue(_ value: String) -> String {

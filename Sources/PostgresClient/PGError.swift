@@ -17,6 +17,9 @@ public struct PGError: Error, Sendable, CustomStringConvertible {
         public static let encodeFailed = Code(rawValue: "encode_failed")
         /// The embedded cluster could not be created, started or stopped.
         public static let clusterFailed = Code(rawValue: "cluster_failed")
+        /// The system user that runs the embedded cluster as root is missing and could not be
+        /// created (`useradd` failed, or is not installed).
+        public static let clusterAccountUnavailable = Code(rawValue: "cluster_account_unavailable")
         /// The server did not answer within the connection's query deadline (a stopped or hung
         /// server); the connection was closed, since its protocol state is unknown.
         public static let timedOut = Code(rawValue: "timed_out")

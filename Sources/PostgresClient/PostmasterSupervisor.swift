@@ -3,7 +3,8 @@ import Logging
 
 /// How the owner starts its server: `postgres -D DIR` as a direct child, through
 /// `setpriv --pdeathsig SIGINT` (and, as root, `--reuid/--regid --clear-groups` to the
-/// unprivileged account), in a process group of its own, its output appended to `server.log`.
+/// unprivileged account), in a process group of its own, its output appended to `server.log`, with
+/// the curated environment (`ChildEnvironment`): nothing of this process's own.
 ///
 /// The parent-death signal is what keeps a server from outliving its owner: the kernel sends it
 /// when the thread that spawned the server exits, and with it the owner's whole process, however it
@@ -16,6 +17,7 @@ struct PostmasterLaunch: Sendable {
     static let setpriv = "/usr/bin/setpriv"
 
     var argv: [String]
+    var environment: [String: String]
     var logPath: String
 
     init(binDirectory: URL, dataDirectory: String, runAs: ClusterAccount?, logPath: String) {
@@ -27,12 +29,13 @@ struct PostmasterLaunch: Sendable {
             // another user: ClusterAccount's users are root, and root always has setpriv on Debian).
             argv = postgres
         }
+        environment = ChildEnvironment.curated(home: ChildEnvironment.home(of: runAs))
         self.logPath = logPath
     }
 
     var hasParentDeathSignal: Bool { argv.first == Self.setpriv }
 
-    func spawn() throws -> pid_t { try ChildProcess.spawn(argv, output: .append(logPath), ownProcessGroup: true) }
+    func spawn() throws -> pid_t { try ChildProcess.spawn(argv, environment: environment, output: .append(logPath), ownProcessGroup: true) }
 }
 
 /// Runs the owner's server as a supervised child: spawns it from a thread of its own, reaps it, and

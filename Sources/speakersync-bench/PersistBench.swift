@@ -40,7 +40,9 @@ struct PersistBench: ParsableCommand {
         }
         defer {
             cluster?.stop()
-            if let folder { try? FileManager.default.removeItem(at: folder) }
+            if let folder {
+                for path in [folder.path, folder.path + ".lock", folder.path + ".pgpass"] { try? FileManager.default.removeItem(atPath: path) }
+            }
         }
         let schema = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("schema")

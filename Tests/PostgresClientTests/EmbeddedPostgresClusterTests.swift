@@ -12,6 +12,7 @@ import Testing
     static func removeFolder(_ folder: URL) {
         try? FileManager.default.removeItem(at: folder)
         try? FileManager.default.removeItem(atPath: folder.path + ".lock")
+        try? FileManager.default.removeItem(atPath: folder.path + ".pgpass")
     }
 
     static var logger: Logger {
@@ -108,7 +109,7 @@ import Testing
         let binDirectory = try ClusterFolder(dataDirectory: folder, config: config).resolveBinDirectory()
         try ChildProcess.run(binDirectory.appendingPathComponent("pg_ctl"),
                              ["-D", folder.path, "-l", folder.path + "/leftover.log", "-w", "start"],
-                             runAs: try ClusterAccount.forCurrentProcess(config), logTo: nil)
+                             runAs: try ClusterAccount.forCurrentProcess(config, logger: Self.logger), logTo: nil)
         let leftover = try #require(LeftoverPostmaster.find(in: folder))
         #expect(ProcessState.isRunning(leftover.pid))
         #expect(Self.parent(of: leftover.pid) != getpid())

@@ -80,4 +80,94 @@ import Testing
         let url = EmbeddedPostgresCluster(dataDirectory: folder, logger: EmbeddedPostgresClusterTests.logger).connectionString()
         #expect(try EmbeddedPostgresClusterTests.selectOne(url) == 1)
     }
+
+    /// The environment of a process, from /proc/PID/environ (name to value).
+    static func environment(of pid: pid_t) -> [String: String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return nil }
+        var variables: [String: String] = [:]
+        for entry in data.split(separator: 0) {
+            let text = String(decoding: entry, as: UTF8.self)
+            guard let equals = text.firstIndex(of: "=") else { continue }
+            variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        return variables
+    }
+
+    /// An owner whose environment holds the secrets SpeakerSync is given (the admin key, a
+    /// Picovoice key, a libpq password, DATABASE_URL — empty, or `serve` would use it instead of
+    /// its embedded cluster) starts its PostgreSQL with none of them: not in the postmaster's
+    /// environment, not in its children's, not in what a backend hands a program it runs. Its
+    /// provider worker has neither the admin key nor the database's secrets (the Picovoice key is
+    /// the Falcon provider's own: a worker may be given it).
+    @Test func theServersChildrenInheritNoSecret() async throws {
+        let folder = EmbeddedPostgresClusterTests.folder("pgenviron")
+        let plugins = try TestPlugins.folder(copying: ["speakersync-energy"], faulty: false)
+        let parent = ParentThread()
+        defer {
+            parent.finish()
+            EmbeddedPostgresClusterTests.removeFolder(folder)
+            try? FileManager.default.removeItem(at: plugins)
+        }
+        let adminKey = "ssa-canary-admin-key-0123456789abcdef0123456789"
+        let secrets = ["PICOVOICE_ACCESS_KEY": "pv-canary-0123456789abcdef", "PGPASSWORD": "pg-canary-0123456789abcdef",
+                       "DATABASE_URL": ""]
+        let owner = try await parent.run {
+            try ServerProcess(embeddedDataDirectory: folder.path, adminKey: adminKey,
+                              extraArguments: ["--plugins", plugins.path, "--provider-isolation", "process"], environment: secrets)
+        }
+        defer {
+            owner.kill()
+            if let pid = Self.postmasterPID(folder) { Polling.until(seconds: 60) { !ProcessState.isRunning(pid) } }
+        }
+        let names = Set(secrets.keys).union(["SPEAKERSYNC_ADMIN_KEY"])
+        let canaries = Array(secrets.values.filter { !$0.isEmpty }) + [adminKey]
+
+        // The owner holds them: what follows is not vacuous.
+        let ownerEnvironment = try #require(Self.environment(of: owner.processID))
+        #expect(names.isSubset(of: Set(ownerEnvironment.keys)))
+
+        let postmaster = try #require(Self.postmasterPID(folder))
+        let children = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [])
+            .compactMap(pid_t.init).filter { EmbeddedPostgresClusterTests.parent(of: $0) == postmaster }
+        #expect(!children.isEmpty, "the postmaster's helpers (checkpointer, walwriter, …)")
+        for pid in [postmaster] + children {
+            let raw = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+            let text = String(decoding: raw, as: UTF8.self)
+            let inherited = try #require(Self.environment(of: pid))
+            #expect(names.isDisjoint(with: inherited.keys), "pid \(pid): \(inherited.keys.sorted())")
+            #expect(!canaries.contains { text.contains($0) }, "pid \(pid)")
+        }
+        // The postmaster's own environment is the allowlist (its helpers rewrite theirs with their
+        // titles, so the programs a backend runs are what shows their real inheritance, below).
+        let postmasterEnvironment = try #require(Self.environment(of: postmaster))
+        #expect(Set(postmasterEnvironment.keys).isSubset(of: ["PATH", "LANG", "LC_ALL", "TZ", "HOME"]), "\(postmasterEnvironment.keys.sorted())")
+        #expect(postmasterEnvironment["LC_ALL"] == "C")
+
+        // The provider worker (started for each plugin as the server starts).
+        var worker: pid_t?
+        #expect(Polling.until(seconds: 60) {
+            worker = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(pid_t.init).first { pid in
+                EmbeddedPostgresClusterTests.parent(of: pid) == owner.processID
+                    && (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline").map { String(decoding: $0, as: UTF8.self) } ?? "")
+                        .contains("provider-worker")
+            }
+            return worker != nil
+        })
+        let workerPID = try #require(worker)
+        let workerEnvironment = try #require(Self.environment(of: workerPID))
+        #expect(workerEnvironment["PATH"] != nil)
+        #expect(workerEnvironment["SPEAKERSYNC_ADMIN_KEY"] == nil && workerEnvironment["PGPASSWORD"] == nil
+                && workerEnvironment["DATABASE_URL"] == nil, "\(workerEnvironment.keys.sorted())")
+        #expect(!workerEnvironment.values.contains { $0.contains(adminKey) || $0.contains(secrets["PGPASSWORD"]!) })
+
+        let cluster = EmbeddedPostgresCluster(dataDirectory: folder, logger: EmbeddedPostgresClusterTests.logger)
+        let admin = try PGConnection(connectionString: cluster.superuserConnectionString())
+        try admin.execute("CREATE TEMP TABLE inherited (line text)")
+        try admin.execute("COPY inherited FROM PROGRAM 'env'")
+        let lines = try admin.query("SELECT line FROM inherited").rows.map { try $0.decode(String.self, column: "line") }
+        let backendNames = Set(lines.compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        #expect(backendNames.contains("PATH"))
+        #expect(names.isDisjoint(with: backendNames), "\(backendNames.sorted())")
+        #expect(!lines.contains { line in canaries.contains { line.contains($0) } })
+    }
 }

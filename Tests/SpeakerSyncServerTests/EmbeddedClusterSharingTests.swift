@@ -17,6 +17,7 @@ import TestSupport
             parent.finish()
             try? FileManager.default.removeItem(at: folder)
             try? FileManager.default.removeItem(atPath: folder.path + ".lock")
+            try? FileManager.default.removeItem(atPath: folder.path + ".pgpass")
         }
         let owner = try await parent.run { try ServerProcess(embeddedDataDirectory: folder.path) }
         defer {

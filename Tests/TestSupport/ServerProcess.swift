@@ -26,12 +26,16 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
     /// --database-url, DATABASE_URL unset), as `speakersync serve` does on a machine with no database.
     /// The server is started from `ParentThread.processLifetime`, so its parent-death signal (and its
     /// children's) fires only when the test process ends.
+    /// `environment`: variables added to the server's environment (after DATABASE_URL is removed).
     public convenience init(embeddedDataDirectory: String, port: Int? = nil,
-                            adminKey: String = "resilience-admin-key-0123456789abcdef", extraArguments: [String] = []) throws {
-        try self.init(database: ["--data-dir", embeddedDataDirectory], port: port, adminKey: adminKey, extraArguments: extraArguments)
+                            adminKey: String = "resilience-admin-key-0123456789abcdef", extraArguments: [String] = [],
+                            environment: [String: String] = [:]) throws {
+        try self.init(database: ["--data-dir", embeddedDataDirectory], port: port, adminKey: adminKey, extraArguments: extraArguments,
+                      extraEnvironment: environment)
     }
 
-    private init(database: [String], port: Int?, adminKey: String, extraArguments: [String]) throws {
+    private init(database: [String], port: Int?, adminKey: String, extraArguments: [String],
+                 extraEnvironment: [String: String] = [:]) throws {
         self.port = try port ?? Self.freePort()
         self.adminKey = adminKey
         process = Process()
@@ -41,6 +45,7 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         environment.removeValue(forKey: "DATABASE_URL")
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
         environment["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed test run leaves no server behind
+        environment.merge(extraEnvironment) { $1 }
         process.environment = environment
         // From a thread that lives as long as the test process: the server's parent-death signal
         // fires when the thread that spawned it ends, and Dispatch and concurrency threads end when idle.

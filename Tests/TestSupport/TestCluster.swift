@@ -5,6 +5,11 @@ import SpeakerSyncStore
 
 /// One real PostgreSQL cluster per test process, created in a fresh /tmp folder on first use and
 /// stopped when the process exits. Each test takes its own database, so tests stay independent.
+///
+/// The tests run as the server does: as the cluster's application role (no superuser, no
+/// CREATEDB), which owns each test database. Only the databases' creation uses the superuser,
+/// through the owner's own credentials (peer authentication as this process's user), as an
+/// operator would create a database for a DATABASE_URL deployment.
 public enum TestCluster {
     public static let shared: EmbeddedPostgresCluster = {
         let folder = FileManager.default.temporaryDirectory
@@ -18,19 +23,22 @@ public enum TestCluster {
         clusterToStop = cluster
         atexit {
             clusterToStop?.stop()
-            if let folder = clusterToStop?.dataDirectory { try? FileManager.default.removeItem(at: folder) }
+            if let folder = clusterToStop?.dataDirectory {
+                for path in [folder.path, folder.path + ".lock", folder.path + ".pgpass"] { try? FileManager.default.removeItem(atPath: path) }
+            }
         }
         return cluster
     }()
 
     nonisolated(unsafe) private static var clusterToStop: EmbeddedPostgresCluster?
 
-    /// Creates an empty database and returns its connection string.
+    /// Creates an empty database owned by the application role and returns the role's connection
+    /// string for it.
     public static func freshDatabase() throws -> String {
         let cluster = shared
         let name = "t_\(UInt64.random(in: 0...UInt64.max))"
-        let admin = try PGConnection(connectionString: cluster.connectionString())
-        _ = try admin.execute("CREATE DATABASE \(name)")
+        let admin = try PGConnection(connectionString: cluster.superuserConnectionString())
+        _ = try admin.execute("CREATE DATABASE \(name) OWNER \(PGConnection.quoteIdentifier(cluster.config.applicationRole))")
         return cluster.connectionString(database: name)
     }
 }

@@ -76,7 +76,7 @@ final class WorkerProcess: @unchecked Sendable {
         do {
             pid = try loop.runOnLoop {
                 try Syscall.spawn(executable: executable, arguments: [executable, "provider-worker"] + workerConfig.arguments,
-                                  environment: workerEnvironment, childDescriptor: sockets.1)
+                                  environment: WorkerProcessEnvironment.curated(Syscall.currentEnvironment), childDescriptor: sockets.1)
             }
         } catch {
             Syscall.close(sockets.0)
@@ -340,17 +340,6 @@ final class WorkerProcess: @unchecked Sendable {
             logger.log(level: WorkerLogHandler.level(level), "\(message)", metadata: metadata.mapValues { .string($0) })
         }
     }
-
-    /// The server's environment, plus a compact crash report for Swift's runtime backtracer (a plugin
-    /// crash inside the worker prints the faulting thread's stack to the server's log, without register
-    /// dumps and image lists) unless the operator chose SWIFT_BACKTRACE settings.
-    private static let workerEnvironment: [String] = {
-        var environment = Syscall.currentEnvironment
-        if !environment.contains(where: { $0.hasPrefix("SWIFT_BACKTRACE=") }) {
-            environment.append("SWIFT_BACKTRACE=enable=yes,interactive=no,color=no,threads=crashed,registers=none,images=none,limit=48")
-        }
-        return environment
-    }()
 
     /// Reaps workers. Concurrent: a worker that takes its time to exit must not delay the report of
     /// another's crash.

@@ -29,6 +29,7 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
          audioRetentionDays: Double = 0, logger: Logger) throws {
         do {
             let connection = try PGConnection(connectionString: connectionString)
+            DatabaseRoleCheck.warnIfPrivileged(connection, logger: logger)
             try MigrationRunner(directory: schemaDirectory, logger: logger).migrate(connection)
             writer = try StoreWriter(connectionString: connectionString, observer: storeObserver, logger: logger)
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
