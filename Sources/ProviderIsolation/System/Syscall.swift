@@ -21,7 +21,7 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable {
 /// `WorkerProcess`) hold the descriptors and close them.
 enum Syscall {
     @discardableResult
-    private static func check(_ call: String, _ body: () -> Int32) throws(SystemCallError) -> Int32 {
+    static func check(_ call: String, _ body: () -> Int32) throws(SystemCallError) -> Int32 {
         while true {
             let result = body()
             if result >= 0 { return result }
