@@ -19,6 +19,8 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
+#include <time.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -114,6 +116,97 @@ int speakersync_sandbox_switch_user(uid_t uid, gid_t gid) {
 
 int speakersync_sandbox_set_no_new_privs(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL);
+}
+
+/* ---- one thread glibc's setresuid leaves out ---- */
+
+static int thread_switch_operation; /* 0: switch the user, 1: empty the bounding set */
+static uid_t thread_switch_uid;
+static gid_t thread_switch_gid;
+static volatile int thread_switch_done;
+static volatile int thread_switch_error;
+
+/* Runs on the target thread: the raw system calls change that thread's credentials only. */
+static void thread_switch_handler(int signal) {
+    (void)signal;
+    int saved = errno;
+    long result;
+    if (thread_switch_operation == 1) {
+        result = speakersync_sandbox_drop_bounding_set();
+    } else {
+        result = syscall(SYS_setgroups, 0, NULL);
+        if (result == 0) result = syscall(SYS_setresgid, thread_switch_gid, thread_switch_gid, thread_switch_gid);
+        if (result == 0) result = syscall(SYS_setresuid, thread_switch_uid, thread_switch_uid, thread_switch_uid);
+    }
+    thread_switch_error = result == 0 ? 0 : errno;
+    __atomic_store_n(&thread_switch_done, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
+}
+
+static int run_on_thread(pid_t tid, int operation, uid_t uid, gid_t gid) {
+    int signal = SIGRTMAX - 2;
+    thread_switch_operation = operation;
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = thread_switch_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    thread_switch_uid = uid;
+    thread_switch_gid = gid;
+    __atomic_store_n(&thread_switch_done, 0, __ATOMIC_SEQ_CST);
+    if (sigaction(signal, &action, &previous) != 0) return -1;
+    int result = 0;
+    if (syscall(SYS_tgkill, getpid(), tid, signal) != 0) {
+        result = -1;
+    } else {
+        /* The thread runs the handler as soon as it is scheduled; 5 s covers a loaded machine. */
+        struct timespec pause = {0, 1000000};
+        int waited = 0;
+        while (!__atomic_load_n(&thread_switch_done, __ATOMIC_SEQ_CST) && waited++ < 5000) nanosleep(&pause, NULL);
+        if (!__atomic_load_n(&thread_switch_done, __ATOMIC_SEQ_CST)) {
+            errno = ETIMEDOUT;
+            result = -1;
+        } else if (thread_switch_error != 0) {
+            errno = thread_switch_error;
+            result = -1;
+        }
+    }
+    int saved = errno;
+    sigaction(signal, &previous, NULL);
+    errno = saved;
+    return result;
+}
+
+int speakersync_sandbox_switch_thread(pid_t tid, uid_t uid, gid_t gid) { return run_on_thread(tid, 0, uid, gid); }
+
+int speakersync_sandbox_drop_bounding_set_on_thread(pid_t tid) { return run_on_thread(tid, 1, 0, 0); }
+
+/* 1: the early step did not run; 0: it did; -1: it failed with early_errno. */
+static int early_status = 1;
+static int early_errno = 0;
+
+/* A worker started as `provider-worker … --sandbox on` empties its bounding set (as root) and sets
+ * no_new_privs here, before main: both are per thread and inherited only by threads started later,
+ * and the Swift runtime and Dispatch start threads before the worker's own code runs. glibc passes
+ * constructors the program's arguments. */
+__attribute__((constructor)) static void speakersync_sandbox_early(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "provider-worker") != 0) return;
+    int on = 0;
+    for (int i = 2; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--sandbox") == 0 && strcmp(argv[i + 1], "on") == 0) on = 1;
+    }
+    if (!on) return;
+    early_status = 0;
+    if ((geteuid() == 0 && speakersync_sandbox_drop_bounding_set() != 0) || speakersync_sandbox_set_no_new_privs() != 0) {
+        early_errno = errno;
+        early_status = -1;
+    }
+}
+
+int speakersync_sandbox_early_status(void) {
+    if (early_status < 0) errno = early_errno;
+    return early_status;
 }
 
 int speakersync_sandbox_set_dumpable(int dumpable) {
@@ -448,6 +541,9 @@ int speakersync_sandbox_has_capabilities(void) { errno = ENOSYS; return -1; }
 int speakersync_sandbox_bounding_has(int capability) { (void)capability; errno = ENOSYS; return -1; }
 int speakersync_sandbox_switch_user(uid_t uid, gid_t gid) { (void)uid; (void)gid; errno = ENOSYS; return -1; }
 int speakersync_sandbox_set_no_new_privs(void) { errno = ENOSYS; return -1; }
+int speakersync_sandbox_early_status(void) { return 1; }
+int speakersync_sandbox_switch_thread(pid_t tid, uid_t uid, gid_t gid) { (void)tid; (void)uid; (void)gid; errno = ENOSYS; return -1; }
+int speakersync_sandbox_drop_bounding_set_on_thread(pid_t tid) { (void)tid; errno = ENOSYS; return -1; }
 int speakersync_sandbox_set_dumpable(int dumpable) { (void)dumpable; errno = ENOSYS; return -1; }
 int speakersync_seccomp_install(pid_t self, int allow_inet) { (void)self; (void)allow_inet; errno = ENOSYS; return -1; }
 int speakersync_seccomp_supported(void) { return 0; }

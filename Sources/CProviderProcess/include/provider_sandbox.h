@@ -33,7 +33,22 @@ int speakersync_sandbox_bounding_has(int capability);
  * cannot be taken back (setresuid(0) must fail): -1/EPERM with errno EPERM if it could. */
 int speakersync_sandbox_switch_user(uid_t uid, gid_t gid);
 
+/* Switches one thread of this process (`tid`) to `uid`/`gid` with no supplementary groups, by a signal
+ * whose handler makes the raw calls on that thread. For the threads glibc's setresuid skips: the main
+ * thread, once Dispatch's dispatch_main has called pthread_exit on it, stays alive in sigsuspend (its
+ * handlers still run) but is "exiting" to glibc. Waits up to 5 s for the thread. */
+int speakersync_sandbox_switch_thread(pid_t tid, uid_t uid, gid_t gid);
+
+/* Empties the bounding set of thread `tid` the same way: for threads that shared libraries' constructors
+ * started before the worker's own constructor ran. Needs CAP_SETPCAP (before the user switch). */
+int speakersync_sandbox_drop_bounding_set_on_thread(pid_t tid);
+
 int speakersync_sandbox_set_no_new_privs(void);
+
+/* Whether the constructor that runs before main (in a `provider-worker … --sandbox on` process, while
+ * it has one thread) emptied the bounding set (as root) and set no_new_privs: 0 done, 1 not run,
+ * -1 failed (errno set). */
+int speakersync_sandbox_early_status(void);
 int speakersync_sandbox_set_dumpable(int dumpable);
 
 /* ---- seccomp ---- */

@@ -22,6 +22,22 @@ extension Syscall {
         try check("setresuid/setresgid") { speakersync_sandbox_switch_user(uid, gid) }
     }
 
+    /// Whether the constructor before main emptied the bounding set and set no_new_privs: true if it
+    /// did, false if it did not run; throws what failed.
+    static func earlySandboxApplied() throws(SystemCallError) -> Bool {
+        try check("early sandbox (bounding set, no_new_privs)") { speakersync_sandbox_early_status() } == 0
+    }
+
+    /// Switches thread `tid` of this process to `uid`/`gid` (one that glibc's broadcast skipped).
+    static func switchThread(_ tid: pid_t, uid: uid_t, gid: gid_t) throws(SystemCallError) {
+        try check("setresuid on thread \(tid)") { speakersync_sandbox_switch_thread(tid, uid, gid) }
+    }
+
+    /// Empties the bounding set of thread `tid` of this process (one started before the constructor).
+    static func dropBoundingSet(onThread tid: pid_t) throws(SystemCallError) {
+        try check("prctl(PR_CAPBSET_DROP) on thread \(tid)") { speakersync_sandbox_drop_bounding_set_on_thread(tid) }
+    }
+
     /// Sets no_new_privs on the calling thread (seccomp's TSYNC later sets it on every thread).
     static func setNoNewPrivileges() throws(SystemCallError) {
         try check("prctl(PR_SET_NO_NEW_PRIVS)") { speakersync_sandbox_set_no_new_privs() }

@@ -67,8 +67,10 @@ public struct ProviderSandboxError: Error, Sendable, CustomStringConvertible {
 
 /// Confines the worker in two steps around the plugin load:
 ///
-/// - `prepare`, while the worker still has its one thread: no_new_privs and, as root, an empty
-///   capability bounding set, so every thread the plugin starts inherits both.
+/// - `prepare`: no_new_privs and, as root, an empty capability bounding set. Both are per thread and
+///   inherited by threads started later, so provider_sandbox.c applies them in a constructor before
+///   main, while the worker has one thread; `prepare` checks that it did (or applies them itself when
+///   the constructor did not run).
 /// - `enforce`, once the plugin and its models are loaded (model files may be readable by root only):
 ///   the unprivileged account (glibc switches every thread), no capabilities, and the seccomp filter
 ///   on every thread (TSYNC). Then every thread is checked in /proc/self/task: a worker whose threads
@@ -91,8 +93,23 @@ struct ProviderSandbox {
             logger.warning("the provider sandbox is off: this worker runs with the server's privileges")
             return
         }
+        if startedAsRoot, case .missing(let reason) = settings.account {
+            throw ProviderSandboxError(code: .accountMissing, message: reason)
+        }
+        do {
+            if try Syscall.earlySandboxApplied() {
+                // A thread a shared library started before the constructor keeps a full bounding set.
+                if startedAsRoot {
+                    for tid in ThreadCredentials.liveThreads(where: { $0["CapBnd"] != "0000000000000000" }) {
+                        try Syscall.dropBoundingSet(onThread: tid)
+                    }
+                }
+                return
+            }
+        } catch {
+            throw ProviderSandboxError(code: .capabilities, message: "the bounding set or no_new_privs was not applied before main: \(error)")
+        }
         if startedAsRoot {
-            if case .missing(let reason) = settings.account { throw ProviderSandboxError(code: .accountMissing, message: reason) }
             do {
                 try Syscall.dropBoundingSet()
             } catch {
@@ -120,6 +137,11 @@ struct ProviderSandbox {
             }
             do {
                 try Syscall.switchUser(uid: uid_t(uid), gid: gid_t(gid))
+                // glibc switches every thread it does not consider exiting; Dispatch's main thread is
+                // "exiting" yet alive (see speakersync_sandbox_switch_thread): switch those one by one.
+                for tid in ThreadCredentials.liveThreads(notRunningAs: uid) {
+                    try Syscall.switchThread(tid, uid: uid_t(uid), gid: gid_t(gid))
+                }
             } catch {
                 throw ProviderSandboxError(code: .identity, message: "the worker could not become uid \(uid) gid \(gid): \(error)")
             }
@@ -173,9 +195,33 @@ enum ThreadCredentials {
         for task in tasks {
             // A thread that ended meanwhile has no status left to check.
             guard let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { continue }
-            if let problem = problem(in: fields(status), applied) {
+            let fields = fields(status)
+            // A thread that has exited but stays listed (the main thread after Dispatch's pthread_exit
+            // in dispatch_main) runs no code again; its status keeps the credentials it died with.
+            if let state = fields["State"], state.hasPrefix("Z") || state.hasPrefix("X") { continue }
+            if let problem = problem(in: fields, applied) {
                 throw ProviderSandboxError(code: .verification, message: "thread \(task): \(problem)")
             }
+        }
+    }
+
+    /// The live threads whose real, effective, saved or filesystem uid is not `uid`.
+    static func liveThreads(notRunningAs uid: UInt32) -> [pid_t] {
+        liveThreads { fields in
+            let uids = fields["Uid"]?.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init) ?? []
+            return uids != Array(repeating: "\(uid)", count: 4)
+        }
+    }
+
+    /// The live threads (not exited) whose status fields match `condition`.
+    static func liveThreads(where condition: ([String: String]) -> Bool) -> [pid_t] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { task -> pid_t? in
+            guard let tid = pid_t(task),
+                  let status = try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8) else { return nil }
+            let fields = fields(status)
+            if let state = fields["State"], state.hasPrefix("Z") || state.hasPrefix("X") { return nil }
+            return condition(fields) ? tid : nil
         }
     }
 
