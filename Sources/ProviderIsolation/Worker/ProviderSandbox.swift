@@ -72,9 +72,9 @@ public struct ProviderSandboxError: Error, Sendable, CustomStringConvertible {
 ///   main, while the worker has one thread; `prepare` checks that it did (or applies them itself when
 ///   the constructor did not run).
 /// - `enforce`, once the plugin and its models are loaded (model files may be readable by root only):
-///   the unprivileged account (glibc switches every thread), no capabilities, and the seccomp filter
-///   on every thread (TSYNC). Then every thread is checked in /proc/self/task: a worker whose threads
-///   are not all as declared runs no provider.
+///   the unprivileged account (glibc's setresuid, then a signal for each live thread it skipped), no
+///   capabilities, and the seccomp filter on every thread (TSYNC). Then every thread is checked in
+///   /proc/self/task: a worker whose threads are not all as declared runs no provider.
 ///
 /// A layer the kernel lacks (seccomp not built in) is logged and skipped; anything else that fails
 /// is a `ProviderSandboxError`. Landlock is not applied yet (docs/security.md says why).
