@@ -68,7 +68,7 @@ public enum ProviderWorker {
             Thread.sleep(forTimeInterval: 0.2)
             _exit(2)
         }
-        // The first sandbox step while this is the worker's only thread (see ProviderSandbox).
+        // The sandbox's first step, taken before main by provider_sandbox.c's constructor (see ProviderSandbox).
         let sandbox = ProviderSandbox(settings: config.sandbox, logger: logger)
         var sandboxFailure: ProviderSandboxError?
         do {
