@@ -88,7 +88,8 @@ let package = Package(
             "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
         // Provider workers: plugins run in child processes the server starts from its own binary
-        // (`speakersync provider-worker`), so a crashing or hanging provider fails only its sessions.
+        // (`speakersync provider-worker`), so a crashing or hanging provider fails only its sessions;
+        // provider_sandbox.c confines them (docs/security.md, "The provider sandbox").
         .target(name: "CProviderProcess"),
         .target(name: "ProviderIsolation", dependencies: [
             "PluginHost", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
@@ -212,7 +213,7 @@ let package = Package(
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
         .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", "FaultInjection", .product(name: "Logging", package: "swift-log")],
-                path: "Tests/TestSupport", exclude: ["faulty_plugin.c", "falcon_double.c"]),
+                path: "Tests/TestSupport", exclude: ["faulty_plugin.c", "falcon_double.c", "forbidden_plugin.c"]),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),

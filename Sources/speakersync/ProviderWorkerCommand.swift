@@ -16,10 +16,29 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option var nice: Int32 = 0
     @Option(name: .customLong("log-level")) var logLevel: String = "info"
     @Option(name: .customLong("provider-config")) var providerConfig: String?
+    @Option var sandbox: String = "off"
+    @Option(name: .customLong("sandbox-uid")) var sandboxUID: UInt32?
+    @Option(name: .customLong("sandbox-gid")) var sandboxGID: UInt32?
+    @Option(name: .customLong("sandbox-account-missing")) var sandboxAccountMissing: String?
+    @Option(name: .customLong("sandbox-network-provider")) var sandboxNetworkProviders: [String] = []
+
+    var sandboxSettings: ProviderSandboxSettings {
+        guard sandbox == "on" else { return .disabled }
+        let account: ProviderSandboxSettings.Account
+        if let sandboxUID, let sandboxGID {
+            account = .switchTo(uid: sandboxUID, gid: sandboxGID)
+        } else if let sandboxAccountMissing {
+            account = .missing(reason: sandboxAccountMissing)
+        } else {
+            account = .unchanged
+        }
+        return ProviderSandboxSettings(enabled: true, account: account, networkProviders: sandboxNetworkProviders)
+    }
 
     func run() throws {
         ProviderWorker.run(ProviderWorkerConfig(
             pluginPath: plugin, parentPID: parentPID, protocolVersion: protocolVersion, memoryLimitBytes: memoryLimitBytes,
-            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, providerConfigPath: providerConfig))
+            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, providerConfigPath: providerConfig,
+            sandbox: sandboxSettings))
     }
 }

@@ -24,9 +24,9 @@ public enum TestPlugins {
         throw TestPluginError("lib\(name).so not found near \(exe.path); run `swift build --build-tests` first")
     }
 
-    /// A new temporary folder holding copies of the named built plugins and, if asked, the faulty one.
-    /// The caller removes it.
-    public static func folder(copying names: [String], faulty: Bool) throws -> URL {
+    /// A new temporary folder holding copies of the named built plugins and, if asked, the faulty one
+    /// and the `forbidden` one (forbidden_plugin.c: the provider sandbox's probe). The caller removes it.
+    public static func folder(copying names: [String], faulty: Bool, forbidden: Bool = false) throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-plugins-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for name in names {
@@ -34,6 +34,9 @@ public enum TestPlugins {
         }
         if faulty {
             try compile(source: supportDirectory.appendingPathComponent("faulty_plugin.c"), to: folder.appendingPathComponent("libfaulty.so"))
+        }
+        if forbidden {
+            try compile(source: supportDirectory.appendingPathComponent("forbidden_plugin.c"), to: folder.appendingPathComponent("libforbidden.so"))
         }
         return folder
     }

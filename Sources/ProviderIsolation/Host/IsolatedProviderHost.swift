@@ -39,7 +39,7 @@ public final class IsolatedProviderHost: ProviderHost, @unchecked Sendable {
             throw PluginError(.providerUnavailable, "cannot start the provider worker I/O thread: \(error)")
         }
         let environment = WorkerEnvironment(config: config, executable: executable, loop: loop, logger: logger,
-                                            logLevel: logger.logLevel)
+                                            logLevel: logger.logLevel, sandbox: SandboxAccount.settings(config.sandbox, logger: logger))
         var failures: [PluginLoadFailure] = []
         let paths = PluginRegistry.libraryPaths(in: directory, logger: logger, failures: &failures)
 

@@ -32,6 +32,8 @@ public struct ProviderIsolationConfig: Sendable {
     public var watchdogIntervalSeconds: Double
     /// The provider config file workers read (`serve --provider-config`); nil for none.
     public var providerConfigPath: String? = nil
+    /// How workers are confined (docs/security.md, "The provider sandbox").
+    public var sandbox: ProviderSandboxConfig = .default
 
     public init(mode: ProviderIsolationMode, workerExecutable: String? = nil, memoryLimitBytes: UInt64?,
                 deadlines: ProviderDeadlines, crashLoop: CrashLoopPolicy, niceIncrement: Int32, watchdogIntervalSeconds: Double) {
@@ -60,4 +62,28 @@ public struct ProviderIsolationConfig: Sendable {
         guard pages > 0, pageSize > 0 else { return 8 << 30 }
         return max(1 << 30, UInt64(pages) * UInt64(pageSize) / 2)
     }
+}
+
+/// The provider sandbox as the operator configures it; each worker gets `ProviderSandboxSettings`.
+public struct ProviderSandboxConfig: Sendable {
+    /// false only for benchmarks and debugging: workers keep the server's privileges.
+    public var enabled: Bool
+    /// The account workers switch to when the server runs as root. A dedicated one: `nobody` is the
+    /// embedded PostgreSQL's account (and other daemons'), which a plugin must not share.
+    public var user: String
+    /// Whether a root server creates `user` (useradd --system) when it does not exist.
+    public var createsUser: Bool
+    /// Provider ids whose worker may open internet sockets (Falcon activates its AccessKey online at
+    /// every engine start, docs/falcon.md); every other worker gets EPERM.
+    public var networkProviders: Set<String>
+
+    public init(enabled: Bool = true, user: String = "speakersync-provider", createsUser: Bool = true,
+                networkProviders: Set<String> = ["falcon"]) {
+        self.enabled = enabled
+        self.user = user
+        self.createsUser = createsUser
+        self.networkProviders = networkProviders
+    }
+
+    public static let `default` = ProviderSandboxConfig()
 }

@@ -59,7 +59,8 @@ final class WorkerProcess: @unchecked Sendable {
     /// Starts `executable provider-worker …` for `pluginPath` (on the loop's thread: see
     /// `WorkerIOLoop.runOnLoop`). Returns at once; `waitUntilReady` waits for the plugin to load.
     static func launch(
-        executable: String, pluginPath: String, config: ProviderIsolationConfig, loop: WorkerIOLoop, logLevel: Logger.Level,
+        executable: String, pluginPath: String, config: ProviderIsolationConfig, sandbox: ProviderSandboxSettings, loop: WorkerIOLoop,
+        logLevel: Logger.Level,
         logger: Logger, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void
     ) throws(PluginError) -> WorkerProcess {
         let sockets: (Int32, Int32)
@@ -71,7 +72,7 @@ final class WorkerProcess: @unchecked Sendable {
         let workerConfig = ProviderWorkerConfig(
             pluginPath: pluginPath, parentPID: getpid(), protocolVersion: WorkerProtocol.version,
             memoryLimitBytes: config.memoryLimitBytes, niceIncrement: config.niceIncrement, logLevel: logLevel,
-            providerConfigPath: config.providerConfigPath)
+            providerConfigPath: config.providerConfigPath, sandbox: sandbox)
         let pid: pid_t
         do {
             pid = try loop.runOnLoop {

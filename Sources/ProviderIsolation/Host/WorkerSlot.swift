@@ -257,9 +257,11 @@ struct WorkerEnvironment: Sendable {
     let loop: WorkerIOLoop
     let logger: Logger
     let logLevel: Logger.Level
+    /// What every worker is told about its sandbox (the account is resolved once, at start).
+    let sandbox: ProviderSandboxSettings
 
     func launch(_ pluginPath: String, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void) throws(PluginError) -> WorkerProcess {
-        try WorkerProcess.launch(executable: executable, pluginPath: pluginPath, config: config, loop: loop,
+        try WorkerProcess.launch(executable: executable, pluginPath: pluginPath, config: config, sandbox: sandbox, loop: loop,
                                  logLevel: logLevel, logger: logger, onCrash: onCrash)
     }
 }

@@ -21,7 +21,7 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable {
 /// `WorkerProcess`) hold the descriptors and close them.
 enum Syscall {
     @discardableResult
-    private static func check(_ call: String, _ body: () -> Int32) throws(SystemCallError) -> Int32 {
+    static func check(_ call: String, _ body: () -> Int32) throws(SystemCallError) -> Int32 {
         while true {
             let result = body()
             if result >= 0 { return result }
@@ -131,9 +131,15 @@ enum Syscall {
         _ = posix_spawn_file_actions_adddup2(&actions, childDescriptor, WorkerChannel.childDescriptor)
         _ = posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
         _ = speakersync_spawn_close_from(&actions, WorkerChannel.childDescriptor + 1)
+        // No signal blocked in the worker whatever the spawning thread blocks: the provider sandbox
+        // signals the worker's threads to change their credentials (speakersync_sandbox_switch_thread).
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        _ = posix_spawnattr_setsigmask(&attributes, &unblocked)
+        _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         if speakersync_spawn_new_session(&attributes) != 0 {
             // Without setsid in posix_spawn, at least a process group of its own.
-            _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+            _ = posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
             _ = posix_spawnattr_setpgroup(&attributes, 0)
         }
         var pid: pid_t = 0

@@ -20,10 +20,13 @@ public struct ProviderWorkerConfig: Sendable {
     public var logLevel: Logger.Level
     /// The server's provider config file (`serve --provider-config`), which the worker reads itself.
     public var providerConfigPath: String?
+    public var sandbox: ProviderSandboxSettings
 
     public init(pluginPath: String, parentPID: Int32, protocolVersion: UInt32, memoryLimitBytes: UInt64?,
-                niceIncrement: Int32, logLevel: Logger.Level, providerConfigPath: String? = nil) {
+                niceIncrement: Int32, logLevel: Logger.Level, providerConfigPath: String? = nil,
+                sandbox: ProviderSandboxSettings = .disabled) {
         self.providerConfigPath = providerConfigPath
+        self.sandbox = sandbox
         self.pluginPath = pluginPath
         self.parentPID = parentPID
         self.protocolVersion = protocolVersion
@@ -38,7 +41,7 @@ public struct ProviderWorkerConfig: Sendable {
                          "--nice", "\(niceIncrement)", "--log-level", logLevel.rawValue]
         if let memoryLimitBytes { arguments += ["--memory-limit-bytes", "\(memoryLimitBytes)"] }
         if let providerConfigPath { arguments += ["--provider-config", providerConfigPath] }
-        return arguments
+        return arguments + sandbox.arguments
     }
 }
 
@@ -65,6 +68,14 @@ public enum ProviderWorker {
             Thread.sleep(forTimeInterval: 0.2)
             _exit(2)
         }
+        // The sandbox's first step, taken before main by provider_sandbox.c's constructor (see ProviderSandbox).
+        let sandbox = ProviderSandbox(settings: config.sandbox, logger: logger)
+        var sandboxFailure: ProviderSandboxError?
+        do {
+            try sandbox.prepare()
+        } catch {
+            sandboxFailure = error
+        }
         do {
             if let limit = config.memoryLimitBytes { try Syscall.limitData(bytes: limit) }
             try Syscall.lowerPriority(by: config.niceIncrement)
@@ -81,11 +92,32 @@ public enum ProviderWorker {
             }
         }
         let registry = PluginRegistry(libraryPaths: [config.pluginPath], configuration: configuration, logger: logger)
-        let providers = registry.providers.filter { if case .plugin = $0.kind { true } else { false } }.map {
+        var providers = registry.providers.filter { if case .plugin = $0.kind { true } else { false } }.map {
             WorkerProvider(descriptor: $0, supportsVoiceEmbedding: registry.supportsVoiceEmbedding(providerID: $0.id))
         }
+        // The plugin and its models are loaded: the rest of the sandbox, before any request is read.
+        if sandboxFailure == nil {
+            do {
+                _ = try sandbox.enforce(providerIDs: providers.map(\.descriptor.id), parentPID: config.parentPID)
+            } catch {
+                if error.code == .parentGone { _exit(0) }
+                sandboxFailure = error
+            }
+        }
+        var refusal: PluginError?
+        if let sandboxFailure {
+            // Running the plugin now would give it more than the sandbox declares: every provider is
+            // listed unavailable with the reason, and every request is refused.
+            let reason = "the provider sandbox could not be applied (\(sandboxFailure.code.rawValue)): \(sandboxFailure.message)"
+            logger.error("provider worker refuses to run its providers", metadata: ["reason": "\(reason)"])
+            refusal = PluginError(.providerUnavailable, reason)
+            for index in providers.indices {
+                providers[index].descriptor.unavailableReason = reason
+                providers[index].supportsVoiceEmbedding = false
+            }
+        }
         outbox.send(.ready(WorkerManifest(protocolVersion: WorkerProtocol.version, providers: providers, failures: registry.failures)))
-        let server = WorkerServer(registry: registry, outbox: outbox, logger: logger)
+        let server = WorkerServer(registry: registry, outbox: outbox, refusal: refusal, logger: logger)
         server.serve(descriptor: descriptor)
     }
 }
@@ -95,6 +127,8 @@ final class WorkerServer: @unchecked Sendable {
     private let registry: PluginRegistry
     private let outbox: WorkerOutbox
     private let logger: Logger
+    /// Set when the sandbox failed: every create, options check and enrolment fails with it.
+    private let refusal: PluginError?
     /// Touched only by the executor thread that is reading at the time (one at a time).
     private var instances: [UInt64: WorkerInstance] = [:]
     private let utility = DispatchQueue(label: "speakersync.worker.utility", attributes: .concurrent)
@@ -104,7 +138,8 @@ final class WorkerServer: @unchecked Sendable {
     /// sessions on 2 cores).
     private let executor = InstanceExecutor()
 
-    init(registry: PluginRegistry, outbox: WorkerOutbox, logger: Logger) {
+    init(registry: PluginRegistry, outbox: WorkerOutbox, refusal: PluginError?, logger: Logger) {
+        self.refusal = refusal
         self.registry = registry
         self.outbox = outbox
         self.logger = logger
@@ -136,6 +171,14 @@ final class WorkerServer: @unchecked Sendable {
     }
 
     private func handle(_ request: WorkerRequest) {
+        if let refusal {
+            switch request {
+            case .create(let create): outbox.send(.createFailed(instance: create.instance, error: refusal))
+            case .checkOptions(let id, _, _), .embedVoice(let id, _, _): outbox.send(.answered(request: id, result: .failure(refusal)))
+            case .push, .finalize, .destroy: break
+            }
+            return
+        }
         switch request {
         case .create(let create):
             let instance = WorkerInstance(id: create.instance)
