@@ -24,7 +24,9 @@ public struct EvalConfig: Sendable {
     /// How often the server's resident memory is sampled through /healthz.
     public var memoryPollSeconds: Double
     /// The credential the sessions and the memory probe present (a device token for
-    /// `speakersync-eval`, or the admin key); nil for a server with `--auth off`.
+    /// `speakersync-eval`, or the admin key); nil for a server with `--auth off`. Only the admin key
+    /// (or `--auth off`) sees the server's memory in /healthz: with a device token the memory per
+    /// session is not reported.
     public var token: String?
     /// The device the sessions run as (a device token's own device when `token` is one:
     /// `EvalDevice.resolve` finds it).

@@ -52,7 +52,9 @@ import WebSocketTransport
         #expect(summary.exactSpeakerCountFiles == 2)
         #expect(summary.firstLabelLatency.count == summary.wordCount)
         #expect(summary.realTimeFactor == nil)   // nothing processed audio
-        #expect(summary.maxMemoryPerSessionBytes != nil)
+        // Server memory is the operator's (/healthz shows it to the admin key only): a device token's
+        // eval reports none rather than a figure it cannot know.
+        #expect(summary.maxMemoryPerSessionBytes == nil)
     }
 
     @Test func pluginProviderIsScoredOnItsOwnTurns() async throws {
