@@ -174,6 +174,9 @@ extension SessionRunner {
         guard let live, !released else { return }
         released = true
         environment.claims.release(live.conversationID, by: self)
+        // The session's transcript goes with the runner once it has stored its last step, often long
+        // after the connection closed (when the trim after the close ran): trim again then.
+        MemoryReclaimer.shared.connectionClosed()
         let waiters = releaseWaiters
         releaseWaiters = []
         for waiter in waiters { waiter() }
