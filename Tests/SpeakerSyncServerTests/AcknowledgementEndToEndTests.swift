@@ -355,30 +355,14 @@ private extension RawConnection {
         guard head.hasPrefix("HTTP/1.1 101") else { throw UpgradeRefused(head: head) }
     }
 
-    func sendText(_ text: String) throws { try send(bytes: Self.frame(opcode: 0x1, Array(text.utf8))) }
+    func sendText(_ text: String) throws { try send(bytes: WebSocketFrames.masked(opcode: 0x1, Array(text.utf8))) }
     func sendBinary(_ bytes: [UInt8]) throws {
         // Frames of at most 64 KiB, as a device sends audio.
         var offset = 0
         while offset < bytes.count {
             let end = min(bytes.count, offset + 65_536)
-            try send(bytes: Self.frame(opcode: 0x2, Array(bytes[offset..<end])))
+            try send(bytes: WebSocketFrames.masked(opcode: 0x2, Array(bytes[offset..<end])))
             offset = end
         }
-    }
-
-    static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        var frame: [UInt8] = [0x80 | opcode]
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else if payload.count < 65_536 {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        } else {
-            frame.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xFF)) }
-        }
-        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
-        frame += mask
-        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        return frame
     }
 }
