@@ -288,10 +288,7 @@ extension SessionRunner {
         if let remaining = live!.audioQuotaRemainingSeconds {
             if seconds > remaining { reason = audioAdmission.quotaReason } else { live!.audioQuotaRemainingSeconds = remaining - seconds }
         }
-        if reason == nil, case .refuse(let why) = audioAdmission.decide(storedSeconds: nil, freeDiskBytes: freeDiskBytes()) {
-            reason = why
-        }
-        guard let reason else { return true }
+        guard let reason = reason ?? audioAdmission.diskRefusal(freeDiskBytes: freeDiskBytes()) else { return true }
         logger.warning("store_audio stopped", metadata: ["reason": "\(reason)"])
         live!.audioChunker = nil
         run(machine.failed(ProtocolError(.audioNotStored, reason)))

@@ -21,13 +21,17 @@ struct StoredAudioAdmission: Sendable, Equatable {
     /// `storedSeconds`: what the device has stored (nil: unknown, not counted); `freeDiskBytes`: free
     /// space on the data's disk (nil: unknown, e.g. an external PostgreSQL).
     func decide(storedSeconds: Double?, freeDiskBytes: Int64?) -> Decision {
-        if minimumFreeDiskBytes > 0, let free = freeDiskBytes, free < minimumFreeDiskBytes {
-            return .refuse(reason: "the server's disk is nearly full (under \(Self.mebibytes(minimumFreeDiskBytes)) MiB free); the session goes on without storing its audio")
-        }
+        if let reason = diskRefusal(freeDiskBytes: freeDiskBytes) { return .refuse(reason: reason) }
         guard quotaSecondsPerDevice > 0 else { return .store(remainingSeconds: nil) }
         let remaining = quotaSecondsPerDevice - (storedSeconds ?? 0)
         guard remaining > 0 else { return .refuse(reason: quotaReason) }
         return .store(remainingSeconds: remaining)
+    }
+
+    /// Why the disk takes no more audio; nil while it is above the watermark (or its space is unknown).
+    func diskRefusal(freeDiskBytes: Int64?) -> String? {
+        guard minimumFreeDiskBytes > 0, let free = freeDiskBytes, free < minimumFreeDiskBytes else { return nil }
+        return "the server's disk is nearly full (under \(Self.mebibytes(minimumFreeDiskBytes)) MiB free); the session goes on without storing its audio"
     }
 
     var quotaReason: String {
