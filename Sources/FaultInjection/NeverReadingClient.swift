@@ -16,8 +16,9 @@ public final class NeverReadingClient: Sendable {
     /// Bytes of one words message it sends (about; for the figure of what it pushed).
     public static let bytesPerMessage = 2_900
 
-    /// Floods `port` for up to `seconds` (sends block once the server stops reading; each blocked
-    /// send gives up after 2 s) and returns the words messages it got out.
+    /// Floods `port` for up to `seconds` and returns the words messages it got out. A send the server
+    /// stops reading blocks; the client keeps trying (it never gives up on its own before the
+    /// deadline), so it ends only when the server cuts it off or the time is up.
     public static func flood(port: Int, token: String, seconds: Double, deviceID: String = NeverReadingClient.deviceID) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
@@ -53,10 +54,27 @@ public final class NeverReadingClient: Sendable {
         while Date() < deadline {
             let words = (0..<50).map { #"{"text":"n\#(batch)x\#($0)","start":\#(Double(batch) * 15 + Double($0) * 0.3),"end":\#(Double(batch) * 15 + Double($0) * 0.3 + 0.2)}"# }
             let message = #"{"type":"words","result_id":"n\#(batch)","final":true,"words":[\#(words.joined(separator: ","))]}"#
-            guard (try? send(fd, WebSocketFrames.masked(opcode: 0x1, Array(message.utf8)))) != nil else { break }
+            guard send(fd, WebSocketFrames.masked(opcode: 0x1, Array(message.utf8)), until: deadline) else { break }
             batch += 1
         }
         return batch
+    }
+
+    /// Sends all of `bytes`, retrying sends that time out (the server paused reading) until
+    /// `deadline`; false once the connection is gone or the deadline passed.
+    private static func send(_ fd: Int32, _ bytes: [UInt8], until deadline: Date) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 {
+                sent += n
+            } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR, Date() < deadline {
+                continue
+            } else {
+                return false
+            }
+        }
+        return true
     }
 
     private static func send(_ fd: Int32, _ bytes: [UInt8]) throws {

@@ -48,6 +48,44 @@ import TranscriptMerge
         #expect(latencies.final == [0])
     }
 
+    @Test func pastItsCapacityItMeasuresAUniformSampleOfTheSessionsWords() {
+        var tracker = LabelLatencyTracker(sampleCapacity: 1_000)
+        tracker.audioArrived(upTo: 100_000, at: 0)
+        let ids = (0..<10_000).map { WordID("r\($0 / 50)", $0 % 50) }
+        for (index, id) in ids.enumerated() {
+            tracker.wordsArrived([(id, Double(index))], at: Double(index) * 0.01)
+            // Each word is labelled 0.25 s after it was ready.
+            tracker.labelsSent([(id, "Speaker 1")], at: Double(index) * 0.01 + 0.25)
+        }
+        #expect(tracker.measuredWordCount == 1_000)
+        let latencies = tracker.latencies()
+        #expect(latencies.first.count == 1_000)
+        #expect(latencies.first.allSatisfy { abs($0 - 0.25) < 1e-9 })
+        // Uniform over the session: each tenth of it holds about a tenth of the sample (binomial,
+        // n = 1,000, p = 0.1: 100 ± 9.5; the bounds are over 6 standard deviations out).
+        let laterHalf = ids[5_000...]
+        let sampledLater = laterHalf.filter { tracker.isMeasured($0) }.count
+        #expect(sampledLater > 400 && sampledLater < 600)
+        for tenth in 0..<10 {
+            let sampled = ids[(tenth * 1_000)..<((tenth + 1) * 1_000)].filter { tracker.isMeasured($0) }.count
+            #expect(sampled > 40 && sampled < 160, "tenth \(tenth): \(sampled)")
+        }
+    }
+
+    @Test func removingSampledWordsKeepsTheSampleConsistent() {
+        var tracker = LabelLatencyTracker(sampleCapacity: 4)
+        tracker.audioArrived(upTo: 10, at: 0)
+        let ids = (0..<4).map { WordID("r", $0) }
+        tracker.wordsArrived(ids.map { ($0, 1.0) }, at: 1)
+        tracker.wordsRemoved([ids[0], ids[2]])
+        #expect(tracker.measuredWordCount == 2)
+        // The freed slots take the next words, and every measured word is still labelled correctly.
+        tracker.wordsArrived([(WordID("s", 0), 1.0), (WordID("s", 1), 1.0)], at: 2)
+        #expect(tracker.measuredWordCount == 4)
+        tracker.labelsSent([(ids[1], "A"), (ids[3], "A"), (WordID("s", 0), "A"), (WordID("s", 1), "B")], at: 3)
+        #expect(tracker.latencies().first.sorted() == [1, 1, 2, 2])
+    }
+
     @Test func unlabelledWordsAreAbsent() {
         var tracker = LabelLatencyTracker()
         tracker.wordsArrived([(a0, 0.5)], at: 0)

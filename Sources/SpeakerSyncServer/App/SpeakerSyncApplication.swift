@@ -56,6 +56,7 @@ public final class SpeakerSyncApplication: Sendable {
             throw ServerError(code: .insecureConfig, message: "SPEAKERSYNC_ADMIN_KEY must be at least \(CredentialBook.minimumEnvironmentKeyLength) characters (e.g. openssl rand -hex 32)")
         }
         let tls = try Self.tlsFiles(config) // before anything starts: a half TLS config is a mistake, not plaintext
+        MemoryReclaimer.configureAllocator()
         var cluster: EmbeddedPostgresCluster?
         var providerHost: (any ProviderHost)?
         let connectionString: String

@@ -9,17 +9,17 @@
 public struct SessionLimits: Sendable {
     /// Bytes of received frames (text and binary) queued for the session's queue, or held while its
     /// start is under way, beyond which reading pauses; it resumes below `inputResumeBytes`.
-    public var inputPauseBytes = 8 << 20
-    public var inputResumeBytes = 2 << 20
+    public var inputPauseBytes = 1 << 20
+    public var inputResumeBytes = 256 << 10
     /// Audio handed to a provider worker (or the speech recogniser) and not yet processed beyond this
     /// pauses reading too: a worker slower than the device must not make the server buffer without bound.
     public var providerBacklogPauseSamples = 60 * 16_000
     public var providerBacklogResumeSamples = 15 * 16_000
     /// Store steps of the session not yet committed (an outage, a slow disk) beyond which reading
     /// pauses, by count and by their estimated size.
-    public var pendingStepsPauseCount = 64
-    public var pendingStepsResumeCount = 16
-    public var pendingStepsPauseBytes = 16 << 20
+    public var pendingStepsPauseCount = 32
+    public var pendingStepsResumeCount = 8
+    public var pendingStepsPauseBytes = 4 << 20
     /// Outgoing bytes queued for the connection beyond which reading pauses (the session's output is
     /// driven by its input); below `outboundResumeBytes` it resumes. Above the pause level for
     /// `slowReaderGraceSeconds` the session ends with `slow_reader`.

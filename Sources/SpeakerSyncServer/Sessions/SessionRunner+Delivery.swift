@@ -42,8 +42,11 @@ extension SessionRunner {
         guard !step.isEmpty || !delta.isEmpty else { return }
         if step.conversation != nil { live!.markSaved() }
         persist(step) { [self] stored in
-            guard let live else { return }
-            if newSpeakers { run(machine.send(.speakers(wireSpeakers(live.speakers)))) }
+            // `live != nil`, not `guard let live`: a local copy of the session would share its
+            // transcript and latency storage, and sendUtterances' write would then copy all of it
+            // (11.5 MB per update at 50,000 words before this was noticed).
+            guard live != nil else { return }
+            if newSpeakers { run(machine.send(.speakers(wireSpeakers(live!.speakers)))) }
             if !delta.upserted.isEmpty || !delta.removed.isEmpty {
                 sendUtterances(delta.upserted, removed: delta.removed, stored: stored, isFinal: false)
             }
@@ -116,11 +119,11 @@ extension SessionRunner {
     func sendUtterances(_ utterances: [Utterance], removed: [UtteranceID], stored: Bool, isFinal: Bool) {
         guard live != nil, !storageRejected else { return }
         live!.labelLatency.labelsSent(utterances.flatMap { $0.words.map { (id: $0.id, speaker: $0.speaker) } }, at: live!.nowSeconds)
-        let live = self.live!
+        let speakers = live!.speakers
         let wire = utterances.map { utterance in
             WireUtterance(
                 id: WireUtterance.wireID(utterance.id.rawValue), speaker: utterance.speaker,
-                name: live.speakers.name(for: utterance.speaker), startSeconds: utterance.startSeconds,
+                name: speakers.name(for: utterance.speaker), startSeconds: utterance.startSeconds,
                 endSeconds: utterance.endSeconds, text: utterance.text,
                 words: utterance.words.map { word in
                     WireWord(

@@ -28,11 +28,11 @@ extension SessionRunner {
             // 1000 promises the conversation is safe: it waits for this commit, which comes after every
             // earlier step's (the writer keeps a conversation's order).
             persist(step, delivery: .committedOnly) { [self] stored in
-                guard let live else { return }
-                run(machine.send(.speakers(wireSpeakers(live.speakers))))
-                sendUtterances(live.merger.utterances, removed: [], stored: stored, isFinal: true)
-                run(machine.send(.stats(self.live!.stats())))
-                logger.info("session finalized", metadata: live.summaryMetadata)
+                guard live != nil else { return } // not a copy: see commit(_:step:announceSpeakers:)
+                run(machine.send(.speakers(wireSpeakers(live!.speakers))))
+                sendUtterances(live!.merger.utterances, removed: [], stored: stored, isFinal: true)
+                run(machine.send(.stats(live!.stats())))
+                logger.info("session finalized", metadata: live!.summaryMetadata)
                 release()
                 run(machine.finalizeCompleted())
             }

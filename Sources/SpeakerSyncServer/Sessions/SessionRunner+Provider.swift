@@ -243,8 +243,8 @@ extension SessionRunner {
             step.speakers = [speaker]
             let affected = live!.merger.utterances.filter { $0.speaker == speaker.label }
             persist(step) { [self] stored in
-                guard let live else { return }
-                run(machine.send(.speakers(wireSpeakers(live.speakers))))
+                guard live != nil else { return } // not a copy: see commit(_:step:announceSpeakers:)
+                run(machine.send(.speakers(wireSpeakers(live!.speakers))))
                 sendUtterances(affected, removed: [], stored: stored, isFinal: false)
             }
         } catch {
