@@ -3,9 +3,9 @@
 /// rather than dropping anything, except the outgoing one: a client that does not read what it is
 /// sent past a grace period is cut off (`slow_reader`, close 4008), since nothing else bounds it.
 ///
-/// With the defaults a client that sends as fast as it can and never reads costs the server about
-/// input 8 MiB + steps awaiting commit 16 MiB + outgoing 4 MiB + the provider's 60 s of 16 kHz audio
-/// (3.7 MiB) + its transcript state; docs/reliability.md has the measured figure.
+/// With the defaults a client that sends as fast as it can and never reads costs the server at most
+/// input 1 MiB + steps awaiting commit 4 MiB + outgoing 4 MiB + the provider's 60 s of 16 kHz audio
+/// (3.7 MiB) + its transcript state; docs/reliability.md has the measured figure (about 24 MiB).
 public struct SessionLimits: Sendable {
     /// Bytes of received frames (text and binary) queued for the session's queue, or held while its
     /// start is under way, beyond which reading pauses; it resumes below `inputResumeBytes`.
@@ -30,7 +30,7 @@ public struct SessionLimits: Sendable {
     /// is refused with `storage_unavailable` (close 4013, try again later). Input that arrives
     /// meanwhile is held (within `inputPauseBytes`) and handled once `session` is sent.
     public var startStorageWaitSeconds = 10.0
-    /// Words one conversation may hold (a live session keeps them all in memory, about 1 KB each):
+    /// Words one conversation may hold (a live session keeps them all in memory):
     /// a words message that would go past it is refused with the non-fatal `too_many_words` and not
     /// stored. 50,000 is over eight hours of a meeting at 100 words a minute. 0: no limit. Without
     /// it a client sending words as fast as it could grew one session by 200 MiB in 20 s.
