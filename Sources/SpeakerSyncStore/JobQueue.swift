@@ -54,17 +54,41 @@ public final class JobQueue: @unchecked Sendable { // the connection is used onl
 
     // MARK: Adding
 
+    /// What `admit` did.
+    public enum Admission: Sendable {
+        case added(JobRecord)
+        /// `limit` jobs of the kind are queued or running on all servers.
+        case full
+        /// The job's device has `perDeviceLimit` of them already.
+        case deviceShareUsed
+
+        public var record: JobRecord? {
+            if case .added(let record) = self { record } else { nil }
+        }
+    }
+
     /// Adds `job` unless `limit` jobs of its kind are already queued or running on any server; nil
     /// then. `startRunning`: the job is this server's from the start (a test recording, which only
     /// the server holding its caller's credential can run) instead of waiting in the queue.
     public func enqueue(_ job: JobRecord, limit: Int, startRunning: Bool = false) throws -> JobRecord? {
+        try admit(job, limit: limit, startRunning: startRunning).record
+    }
+
+    /// `enqueue`, and also refused when `job.deviceID` already has `perDeviceLimit` jobs of its kind
+    /// queued or running (nil: no share). Both counts are taken under the kind's admission lock, so
+    /// two requests at once cannot both take the last place.
+    public func admit(_ job: JobRecord, limit: Int, perDeviceLimit: Int? = nil, startRunning: Bool = false) throws -> Admission {
         try withConnection { connection in
-            try connection.transaction { connection -> JobRecord? in
+            try connection.transaction { connection -> Admission in
                 try connection.execute("SELECT pg_advisory_xact_lock($1, $2)", [Self.admissionLockClass, Self.lockKey(job.kind)])
-                let pending = try connection.query(
-                    "SELECT count(*)::int AS pending FROM jobs WHERE kind = $1 AND status IN ('queued', 'running')", [job.kind.rawValue]
-                ).rows[0].decode(Int.self, column: "pending")
-                guard pending < limit else { return nil }
+                let counts = try connection.query("""
+                    SELECT count(*)::int AS pending, (count(*) FILTER (WHERE device_id = $2))::int AS device_pending
+                    FROM jobs WHERE kind = $1 AND status IN ('queued', 'running')
+                    """, [job.kind.rawValue, job.deviceID]).rows[0]
+                guard try counts.decode(Int.self, column: "pending") < limit else { return .full }
+                if let perDeviceLimit, try counts.decode(Int.self, column: "device_pending") >= perDeviceLimit {
+                    return .deviceShareUsed
+                }
                 try connection.execute("""
                     DELETE FROM jobs WHERE kind = $1 AND status IN ('done', 'failed')
                       AND finished_at < now() - make_interval(secs => $2)
@@ -80,7 +104,7 @@ public final class JobQueue: @unchecked Sendable { // the connection is used onl
                     RETURNING \(JobRecord.columns)
                     """, [job.id, job.kind.rawValue, job.deviceID, job.conversationID, job.provider, job.requestJSON, job.resultJSON,
                           startRunning ? JobRecord.Status.running.rawValue : JobRecord.Status.queued.rawValue, serverInstance]).rows[0]
-                return try JobRecord(row: row)
+                return .added(try JobRecord(row: row))
             }
         }
     }

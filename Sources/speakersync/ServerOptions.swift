@@ -64,6 +64,12 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("max-sessions-per-device"), help: "Sessions one device may run at once (too_many_sessions, close 4029, beyond).")
     var maxSessionsPerDevice: Int = AccessConfig.default.maxSessionsPerDevice
 
+    @Option(name: .customLong("max-jobs-per-device"), help: "Re-diarization jobs of one device's conversations waiting or running at once (429 device_share_used beyond; the admin key is not held to it).")
+    var maxJobsPerDevice: Int = JobShareConfig.default.rediarizationsPerDevice
+
+    @Option(name: .customLong("max-test-recordings-per-device"), help: "Test recordings one device may run at once (429 device_share_used beyond; the admin key is not held to it).")
+    var maxTestRecordingsPerDevice: Int = JobShareConfig.default.testRecordingsPerDevice
+
     @Option(name: .customLong("audio-retention-days"), help: "Delete audio kept by store_audio sessions after this many days (0: keep it until its conversation is deleted).")
     var audioRetentionDays: Double = ServerConfig.default.audioRetentionDays
 
@@ -117,7 +123,7 @@ struct ServerOptions: ParsableArguments {
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
               requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0, audioQuotaHours >= 0,
-              minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0 else {
+              minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0, maxJobsPerDevice > 0, maxTestRecordingsPerDevice > 0 else {
             throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
         }
         config.access.mode = auth
@@ -128,6 +134,7 @@ struct ServerOptions: ParsableArguments {
         config.access.requestsPerSecond = requestsPerSecond
         config.access.requestBurst = max(1, requestsPerSecond * 3)
         config.maxConnections = maxConnections
+        config.jobShares = JobShareConfig(rediarizationsPerDevice: maxJobsPerDevice, testRecordingsPerDevice: maxTestRecordingsPerDevice)
         config.maxHTTPBodyBytes = maxBodyBytes
         config.audioRetentionDays = audioRetentionDays
         config.sessionLimits.storedAudioQuotaSecondsPerDevice = audioQuotaHours * 3600

@@ -1,5 +1,7 @@
 import Foundation
 import MeetingSynth
+import PostgresClient
+import SpeakerSyncStore
 import SpeakerSyncClient
 import Testing
 import TestSupport
@@ -94,5 +96,39 @@ import TestSupport
             #expect(response.status == status && SecurityEndToEndTests.code(response) == code, "\(url): \(response.status) \(response.text)")
         }
         #expect(try server.request("GET", "/v1/diarization-jobs/nope", token: token).status == 404)
+    }
+
+    /// One device cannot take the server's whole re-diarization pool: past its share it gets 429
+    /// `device_share_used`, while the admin (and so other devices, JobQueueTests) still gets in.
+    @Test func aDeviceThatUsedItsJobShareIsRefusedAndTheAdminIsNot() async throws {
+        let server = try TestServer()
+        let token = try SecurityEndToEndTests.token(server, device: "phone-a")
+        var config = DeviceStreamConfig(url: server.ws, provider: "energy", deviceID: "phone-a")
+        config.token = token
+        config.storeAudio = true
+        config.speed = 8
+        let script = try MeetingScript.generate(seed: 43, speakerCount: 2, turnCount: 2)
+        let meeting = try MeetingSynthesizer().synthesize(script, seed: 43)
+        let report = try await server.stream(config, audio: meeting.audio, sampleRate: meeting.sampleRate, words: [])
+        #expect(report.closeCode == 1000)
+        // phone-a's share (one) is taken by a job running on a live server of its own: this
+        // connection holds that server's lease lock, so recovery leaves the row alone.
+        let otherServer = try PGConnection(connectionString: server.connectionString)
+        try otherServer.execute("SELECT pg_advisory_lock($1, $2)", [ServerLease.lockClass, Int32(777_777)])
+        try otherServer.execute("""
+            INSERT INTO jobs (id, kind, device_id, conversation_id, provider, request, status, attempts, server_instance, started_at, heartbeat_at)
+            VALUES ('held-by-a', 'rediarization', 'phone-a', $1, 'energy', '{}', 'running', 1, 777777, now(), now())
+            """, [report.conversationID])
+        let path = "/v1/conversations/\(report.conversationID)/diarize?provider=energy"
+        let refused = try server.request("POST", path, token: token)
+        #expect(refused.status == 429 && SecurityEndToEndTests.code(refused) == "device_share_used", "\(refused.status) \(refused.text)")
+        let admitted = try server.request("POST", path, token: server.adminKey)
+        #expect(admitted.status == 202, "\(admitted.text)")
+        let jobID = try #require((admitted.json() as? [String: Any])?["id"] as? String)
+        #expect(try await Self.finished(server, jobID, token: token)["status"] as? String == "done")
+        // The held job done, phone-a's share is free again.
+        try otherServer.execute("UPDATE jobs SET status = 'done', finished_at = now() WHERE id = 'held-by-a'")
+        let again = try server.request("POST", path, token: token)
+        #expect(again.status == 202, "\(again.text)")
     }
 }

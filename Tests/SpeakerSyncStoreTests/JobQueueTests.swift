@@ -50,6 +50,31 @@ import TestSupport
         #expect(try queue.claim(kind: .rediarization) == nil)
     }
 
+    @Test func aDeviceThatUsedItsShareIsRefusedWhileOthersAreStillAdmitted() throws {
+        let url = try TestCluster.migratedDatabase()
+        let queue = try JobQueue(connectionString: url, serverInstance: 1, logger: Self.logger)
+        // Pool 3, share 1: phone-a's second job is refused, phone-b and phone-c still get theirs.
+        #expect(try queue.admit(Self.job("a1", device: "phone-a"), limit: 3, perDeviceLimit: 1).record?.id == "a1")
+        guard case .deviceShareUsed = try queue.admit(Self.job("a2", device: "phone-a"), limit: 3, perDeviceLimit: 1) else {
+            Issue.record("phone-a's second job was not refused for its share")
+            return
+        }
+        #expect(try queue.admit(Self.job("b1", device: "phone-b"), limit: 3, perDeviceLimit: 1).record?.id == "b1")
+        // Without a share (the admin's request) phone-a's job goes in, up to the pool.
+        #expect(try queue.admit(Self.job("a3", device: "phone-a"), limit: 3).record?.id == "a3")
+        guard case .full = try queue.admit(Self.job("c1", device: "phone-c"), limit: 3, perDeviceLimit: 1) else {
+            Issue.record("the full pool did not refuse phone-c")
+            return
+        }
+        // A finished job frees its device's share.
+        let claimed = try #require(try queue.claim(kind: .rediarization))
+        #expect(claimed.id == "a1")
+        try PGConnection(connectionString: url).execute("UPDATE jobs SET status = 'done', finished_at = now() WHERE id IN ($1, $2)", ["a1", "a3"])
+        #expect(try queue.admit(Self.job("a4", device: "phone-a"), limit: 3, perDeviceLimit: 1).record?.id == "a4")
+        // The share counts one kind only: a test recording of phone-b is not a re-diarization.
+        #expect(try queue.admit(Self.job("t1", kind: .testRecording, device: "phone-b"), limit: 3, perDeviceLimit: 1).record != nil)
+    }
+
     @Test func concurrentClaimersNeverGetTheSameJob() throws {
         let url = try TestCluster.migratedDatabase()
         let ids = (0..<60).map { String(format: "job-%03d", $0) }

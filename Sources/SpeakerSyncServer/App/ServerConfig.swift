@@ -33,6 +33,8 @@ public struct ServerConfig: Sendable {
     public var maxHTTPBodyBytes: Int = 8 << 20
     /// Connections served at once (503 `server_busy` beyond).
     public var maxConnections: Int = 1024
+    /// What one device may hold of the re-diarization and test-recording pools.
+    public var jobShares: JobShareConfig = .default
     /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.
     public var handshakeTimeoutSeconds: Int = 10
     /// HTTP request bodies: at most this long in all, and at least this fast over each window, else

@@ -114,7 +114,7 @@ public final class SpeakerSyncApplication: Sendable {
                                  isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
                                  metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
                                  labellings: backend, eraser: backend, rediarization: rediarization,
-                                 merge: config.merge, readiness: readiness, logger: logger)
+                                 jobShares: config.jobShares, merge: config.merge, readiness: readiness, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port

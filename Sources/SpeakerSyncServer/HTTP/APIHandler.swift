@@ -31,6 +31,8 @@ final class APIHandler: HTTPHandler, Sendable {
     private let labellingDirectory: (any LabellingDirectory)?
     private let eraser: (any ConversationEraser)?
     private let rediarization: DiarizationJobService?
+    /// What one device may hold of the job pools (the admin: the pools only).
+    private let jobShares: JobShareConfig
     private let merge: MergeConfig
     /// PostgreSQL's state as the background probe last saw it (nil: checked on the spot).
     private let readiness: ReadinessProbe?
@@ -42,9 +44,10 @@ final class APIHandler: HTTPHandler, Sendable {
          metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
          testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
          labellings: (any LabellingDirectory)? = nil, eraser: (any ConversationEraser)? = nil,
-         rediarization: DiarizationJobService? = nil, merge: MergeConfig = .default, readiness: ReadinessProbe? = nil,
-         logger: Logger) {
+         rediarization: DiarizationJobService? = nil, jobShares: JobShareConfig = .default, merge: MergeConfig = .default,
+         readiness: ReadinessProbe? = nil, logger: Logger) {
         self.readiness = readiness
+        self.jobShares = jobShares
         self.eraser = eraser
         self.rediarization = rediarization
         self.devices = devices
@@ -333,7 +336,8 @@ final class APIHandler: HTTPHandler, Sendable {
                     options = String(decoding: data, as: UTF8.self)
                 }
             }
-            let job = try rediarization.start(conversationID: id, deviceID: conversation.deviceID, provider: provider, optionsJSON: options)
+            let job = try rediarization.start(conversationID: id, deviceID: conversation.deviceID, provider: provider, optionsJSON: options,
+                                              perDeviceLimit: principal.deviceID == nil ? nil : jobShares.rediarizationsPerDevice)
             return Self.json(job.jsonObject, status: 202, headers: [("Location", "/v1/diarization-jobs/\(job.id)")])
         case .listDiarizationJobs:
             guard let rediarization else { throw APIError(status: 404, code: "not_found", message: "this server re-diarizes nothing") }
@@ -385,7 +389,8 @@ final class APIHandler: HTTPHandler, Sendable {
             return Self.json(snapshot.jsonObject())
         case .startTestRecording, .listTestRecordings, .testRecording:
             guard let testRecordings else { throw APIError(status: 404, code: "not_found", message: "this server runs no test recordings") }
-            return try TestRecordingRoutes(service: testRecordings, providers: providers, defaultProvider: defaultProvider)
+            return try TestRecordingRoutes(service: testRecordings, providers: providers, defaultProvider: defaultProvider,
+                                           sharePerDevice: jobShares.testRecordingsPerDevice)
                 .answer(route, request, as: principal)
         }
     }

@@ -70,7 +70,9 @@ final class DiarizationJobService: Sendable {
 
     /// Queues a job; checks what can be checked at once (the provider, the stored audio) so the
     /// caller hears of it now rather than from a failed job.
-    func start(conversationID: String, deviceID: String, provider: String, optionsJSON: String) throws(APIError) -> DiarizationJob {
+    /// `perDeviceLimit`: the device's share (`JobShareConfig`); nil for the admin's requests.
+    func start(conversationID: String, deviceID: String, provider: String, optionsJSON: String,
+               perDeviceLimit: Int? = nil) throws(APIError) -> DiarizationJob {
         guard !control.withLock({ $0.stopping }) else {
             throw APIError(status: 503, code: "server_stopping", message: "the server is stopping; retry on another or once it is back")
         }
@@ -96,14 +98,20 @@ final class DiarizationJobService: Sendable {
         }
         let new = JobRecord(id: JobIDs.make(), kind: .rediarization, deviceID: deviceID, conversationID: conversationID,
                             provider: provider, requestJSON: optionsJSON)
-        let queued: JobRecord?
+        let admission: JobQueue.Admission
         do {
-            queued = try queue.enqueue(new, limit: Self.maxPending)
+            admission = try queue.admit(new, limit: Self.maxPending, perDeviceLimit: perDeviceLimit)
         } catch {
             throw storageUnavailable(error, doing: "the job cannot be queued")
         }
-        guard let queued else {
+        let queued: JobRecord
+        switch admission {
+        case .added(let record): queued = record
+        case .full:
             throw APIError(status: 429, code: "diarization_busy", message: "\(Self.maxPending) re-diarizations are already waiting or running; retry later")
+        case .deviceShareUsed:
+            throw APIError(status: 429, code: "device_share_used",
+                           message: "device \(deviceID) already has \(perDeviceLimit ?? 0) re-diarization(s) waiting or running (its share, serve --max-jobs-per-device); retry when one is done")
         }
         wake.signal()
         return DiarizationJob(record: queued)

@@ -7,6 +7,8 @@ struct TestRecordingRoutes {
     let service: TestRecordingService
     let providers: any ProviderHost
     let defaultProvider: String?
+    /// Test recordings one device may run at once (`JobShareConfig`); the admin is not held to it.
+    let sharePerDevice: Int
 
     func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
         switch route {
@@ -17,7 +19,8 @@ struct TestRecordingRoutes {
                 randomSeed: { UInt64.random(in: 1 ... 999_999) })
             // The loopback stream presents the caller's own credential: it can do what the caller can.
             let credential = try? PresentedCredential.bearer(request.headers)
-            let report = try service.start(parsed, credential: credential ?? nil)
+            let report = try service.start(parsed, credential: credential ?? nil,
+                                           perDeviceLimit: principal.deviceID == nil ? nil : sharePerDevice)
             let id = report["id"] as? String ?? ""
             return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])
         case .listTestRecordings:

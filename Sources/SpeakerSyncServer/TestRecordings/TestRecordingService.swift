@@ -60,7 +60,8 @@ final class TestRecordingService: Sendable {
     }
 
     /// Starts `request` in the background; the report to poll.
-    func start(_ request: TestRecordingRequest, credential: String?) throws(APIError) -> [String: Any] {
+    /// `perDeviceLimit`: the device's share (`JobShareConfig`); nil for the admin's requests.
+    func start(_ request: TestRecordingRequest, credential: String?, perDeviceLimit: Int? = nil) throws(APIError) -> [String: Any] {
         guard let endpoint = endpoint.withLock({ $0 }) else {
             throw APIError(status: 503, code: "server_starting", message: "the server is still starting")
         }
@@ -69,7 +70,7 @@ final class TestRecordingService: Sendable {
         let record = JobRecord(id: id, kind: .testRecording, deviceID: request.deviceID, conversationID: nil,
                                provider: request.providers.joined(separator: ","), requestJSON: Self.json(request.jsonObject),
                                resultJSON: Self.json(report.jsonObject()))
-        let admitted = try admission.withLock { admission throws(APIError) -> JobRecord? in
+        let admitted = try admission.withLock { admission throws(APIError) -> JobQueue.Admission in
             guard !admission.stopping else {
                 throw APIError(status: 503, code: "server_stopping", message: "the server is stopping; retry once it is back")
             }
@@ -79,8 +80,8 @@ final class TestRecordingService: Sendable {
                 let here = running.withLock { Array($0.keys) }
                 try queue.failRunning(kind: .testRecording, reason: "lost by its server", keeping: here)
                 running.withLock { $0[id] = report }
-                let inserted = try queue.enqueue(record, limit: Self.maxRunning, startRunning: true)
-                if inserted == nil { running.withLock { _ = $0.removeValue(forKey: id) } }
+                let inserted = try queue.admit(record, limit: Self.maxRunning, perDeviceLimit: perDeviceLimit, startRunning: true)
+                if inserted.record == nil { running.withLock { _ = $0.removeValue(forKey: id) } }
                 return inserted
             } catch {
                 running.withLock { _ = $0.removeValue(forKey: id) }
@@ -88,12 +89,18 @@ final class TestRecordingService: Sendable {
                 throw APIError(status: 503, code: "storage_unavailable", message: "the test recording cannot be stored; retry later")
             }
         }
-        guard let admitted else {
+        let started: JobRecord
+        switch admitted {
+        case .added(let added): started = added
+        case .full:
             throw APIError(status: 429, code: "test_recording_busy",
                            message: "\(Self.maxRunning) test recordings are already running; retry when one is done")
+        case .deviceShareUsed:
+            throw APIError(status: 429, code: "device_share_used",
+                           message: "device \(request.deviceID) already has \(perDeviceLimit ?? 0) test recording(s) running (its share, serve --max-test-recordings-per-device); retry when one is done")
         }
         synthQueue.async { self.run(id: id, request: request, endpoint: endpoint, credential: credential) }
-        return TestRecordingReport.jsonObject(of: admitted)
+        return TestRecordingReport.jsonObject(of: started)
     }
 
     /// The recordings `principal` may see (a device token: its own device's), newest first.
