@@ -10,6 +10,10 @@ final class ServerConnection {
     var peerCloseCode: UInt16?
     var http: HTTPExchange?
     var httpSerial: UInt64 = 0
+    /// The peer's address, counted in `ConnectionShares` while the connection lives.
+    var address: String?
+    /// The credential whose in-flight request this connection is serving (counted in `ConnectionShares`).
+    var inFlightCredential: String?
 
     // The closing handshake (RFC 6455 §5.5.1, §7.1). lws keeps calling SERVER_WRITEABLE after the
     // server's own close frame, and would write whatever we hand it after that frame; these flags are

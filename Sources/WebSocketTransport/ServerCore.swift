@@ -58,10 +58,14 @@ final class ServerCore: @unchecked Sendable {
     /// False once the frame-mask bit could not be read reliably (`LWS.receivedFrameMasking`).
     var maskCheckTrusted = true
     private var lastID: UInt64 = 0
+    /// Per-address connections and per-credential requests in flight (ServerCore+Shares.swift).
+    var shares: ConnectionShares
     let scratch = WebSocketWriter.makeScratch()
 
     init(config: WebSocketServerConfig, webSocketHandler: any WebSocketHandler, httpHandler: (any HTTPHandler)?, logger: Logger) {
         self.config = config
+        self.shares = ConnectionShares(maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+                                       maxRequestsInFlightPerCredential: config.maxRequestsInFlightPerCredential)
         self.webSocketHandler = webSocketHandler
         self.httpHandler = httpHandler
         self.logger = logger
@@ -148,10 +152,17 @@ final class ServerCore: @unchecked Sendable {
         return id == 0 ? nil : id
     }
 
-    /// True when `wsi` would be a connection beyond `config.maxConnections` (it has none yet).
-    private func overConnectionLimit(_ wsi: OpaquePointer) -> Bool {
-        guard knownID(wsi).flatMap({ connections[$0] }) == nil else { return false }
-        return connections.count >= config.maxConnections
+    /// Why `wsi` may not become a connection (it has none yet): the server's limit, or its address's share.
+    private func connectionRefusal(_ wsi: OpaquePointer) -> (status: Int, code: String, message: String, retryAfter: Int)? {
+        guard knownID(wsi).flatMap({ connections[$0] }) == nil else { return nil }
+        if connections.count >= config.maxConnections {
+            logger.debug("connection limit reached", metadata: ["limit": "\(config.maxConnections)"])
+            return (503, "server_busy", Self.serverBusyMessage, Self.serverBusyRetrySeconds)
+        }
+        if shares.addressIsFull(LWS.peerAddress(wsi)) {
+            return (429, "too_many_connections", Self.addressFullMessage(config.maxConnectionsPerAddress), Self.serverBusyRetrySeconds)
+        }
+        return nil
     }
 
     static let serverBusyMessage = "the server has reached its connection limit; retry later"
@@ -165,6 +176,8 @@ final class ServerCore: @unchecked Sendable {
         lastID += 1
         LWS.setConnectionID(wsi, lastID)
         let connection = ServerConnection(id: lastID, wsi: wsi, maxMessageBytes: config.maxMessageBytes)
+        connection.address = LWS.peerAddress(wsi)
+        shares.connectionOpened(from: connection.address)
         connections[lastID] = connection
         return connection
     }
@@ -218,9 +231,8 @@ final class ServerCore: @unchecked Sendable {
         guard path == config.webSocketPath else {
             return refuse(404, "not_found", "no WebSocket endpoint at this path; use \(config.webSocketPath)", retryAfter: nil)
         }
-        guard !overConnectionLimit(wsi) else {
-            logger.debug("connection limit reached", metadata: ["limit": "\(config.maxConnections)"])
-            return refuse(503, "server_busy", Self.serverBusyMessage, retryAfter: Self.serverBusyRetrySeconds)
+        if let refusal = connectionRefusal(wsi) {
+            return refuse(refusal.status, refusal.code, refusal.message, retryAfter: refusal.retryAfter)
         }
         let connection = connection(for: wsi)
         let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
@@ -266,6 +278,8 @@ final class ServerCore: @unchecked Sendable {
     /// CLOSED, CLOSED_HTTP or WSI_DESTROY: forget the connection, tell the handler once.
     private func connectionGone(_ wsi: OpaquePointer) {
         guard let id = knownID(wsi), let connection = connections.removeValue(forKey: id) else { return }
+        shares.connectionClosed(from: connection.address)
+        requestLeftFlight(connection)
         guard connection.isWebSocket else { return }
         runtime.removeOutbox(id)
         webSocketHandler.closed(ConnectionID(rawValue: id), code: connection.peerCloseCode)
@@ -274,7 +288,7 @@ final class ServerCore: @unchecked Sendable {
     // MARK: HTTP
 
     private func httpRequestStarted(_ wsi: OpaquePointer, input: UnsafeMutableRawPointer?) {
-        let overLimit = overConnectionLimit(wsi)
+        let limitRefusal = connectionRefusal(wsi)
         let connection = connection(for: wsi)
         connection.httpSerial += 1
         let method = LWS.httpMethod(wsi) ?? "GET"
@@ -288,8 +302,9 @@ final class ServerCore: @unchecked Sendable {
         let announced = LWS.contentLength(wsi) ?? 0
         // Refusals answer before the body is read, so an unauthenticated client cannot make the server
         // buffer a body; the unread body makes the connection unusable, so it closes after the answer.
-        if let refusal = overLimit ? Self.serverBusy : httpHandler?.admit(request) {
-            exchange.closeAfter = overLimit || announced > 0
+        let refused = limitRefusal.map { Self.refusal($0) } ?? httpHandler?.admit(request) ?? inFlightRefusal(request)
+        if let refusal = refused {
+            exchange.closeAfter = limitRefusal != nil || announced > 0
             exchange.state = .sendingHeaders(refusal)
             connection.http = exchange
             LWS.requestWriteable(wsi)
@@ -299,10 +314,12 @@ final class ServerCore: @unchecked Sendable {
             connection.http = exchange
             LWS.requestWriteable(wsi)
         } else if announced > 0 {
+            requestEnteredFlight(connection, request: request)
             exchange.request.body.reserveCapacity(announced)
             connection.http = exchange // lws now delivers HTTP_BODY, then HTTP_BODY_COMPLETION
             bodyStarted(connection)
         } else {
+            requestEnteredFlight(connection, request: request)
             connection.http = exchange
             dispatchHTTP(connection)
         }
@@ -405,6 +422,7 @@ final class ServerCore: @unchecked Sendable {
     /// said `Connection: close`; HTTP/1.0 closes unless it asked for keep-alive). 413 always closes.
     private func finishHTTP(_ connection: ServerConnection, closeAfter: Bool) -> Int32 {
         connection.http = nil
+        requestLeftFlight(connection)
         if closeAfter { return -1 }
         return LWS.completeHTTPTransaction(connection.wsi) ? -1 : 0
     }

@@ -14,6 +14,13 @@ public struct WebSocketServerConfig: Sendable {
     /// 503 `server_busy` and that connection is closed. Connections that never send a complete request
     /// do not count: `handshakeTimeoutSeconds` ends them.
     public var maxConnections: Int
+    /// Connections one client address may hold at once (0: no cap); beyond it 429
+    /// `too_many_connections`. Behind a reverse proxy every client has the proxy's address: raise it
+    /// (or set 0) and let the proxy limit per client.
+    public var maxConnectionsPerAddress: Int
+    /// HTTP requests one credential (`Authorization` value) may have in flight at once, from the end
+    /// of their headers to the end of their answer (0: no cap); beyond it 429 `too_many_requests_in_flight`.
+    public var maxRequestsInFlightPerCredential: Int
     /// How long a new connection may take to send a complete request (headers and upgrade), and so how
     /// long an idle unauthenticated socket lives (lws `timeout_secs`).
     public var handshakeTimeoutSeconds: Int
@@ -44,7 +51,10 @@ public struct WebSocketServerConfig: Sendable {
                 maxMessageBytes: Int = 1 << 20, maxHTTPBodyBytes: Int = 1 << 20, maxConnections: Int = 1024,
                 handshakeTimeoutSeconds: Int = 10, keepAliveTimeoutSeconds: Int = 5, bodyDeadlineSeconds: Int = 120,
                 minimumBodyBytesPerSecond: Int = 1024, bodyRateWindowSeconds: Int = 10, responseDeadlineSeconds: Int = 120,
-                extraSubprotocols: [String] = [], tls: TLSFiles? = nil) {
+                extraSubprotocols: [String] = [], tls: TLSFiles? = nil,
+                maxConnectionsPerAddress: Int = 256, maxRequestsInFlightPerCredential: Int = 16) {
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxRequestsInFlightPerCredential = maxRequestsInFlightPerCredential
         self.host = host
         self.port = port
         self.webSocketPath = webSocketPath

@@ -140,7 +140,10 @@ final class ServerProcess: Sendable {
     init(databaseURL: String?, isolation: String = "process") throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("speakersync")
         port = try Self.freePort()
-        var arguments = ["serve", "--port", "\(port)", "--log-level", "error", "--provider-isolation", isolation]
+        // Every simulated device connects from 127.0.0.1: the per-address share (256 by default) would
+        // stop the levels above it, which real devices on their own addresses never meet.
+        var arguments = ["serve", "--port", "\(port)", "--log-level", "error", "--provider-isolation", isolation,
+                         "--max-connections-per-address", "0"]
         if let databaseURL {
             arguments += ["--database-url", databaseURL]
             dataDirectory = nil

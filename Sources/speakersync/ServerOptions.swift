@@ -64,6 +64,12 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("max-sessions-per-device"), help: "Sessions one device may run at once (too_many_sessions, close 4029, beyond).")
     var maxSessionsPerDevice: Int = AccessConfig.default.maxSessionsPerDevice
 
+    @Option(name: .customLong("max-connections-per-address"), help: "Connections one client address may hold (429 too_many_connections beyond; 0: no cap). Behind a reverse proxy, raise it or set 0.")
+    var maxConnectionsPerAddress: Int = ServerConfig.default.maxConnectionsPerAddress
+
+    @Option(name: .customLong("max-requests-in-flight"), help: "HTTP requests one credential may have in flight at once (429 too_many_requests_in_flight beyond; 0: no cap).")
+    var maxRequestsInFlight: Int = ServerConfig.default.maxRequestsInFlightPerCredential
+
     @Option(name: .customLong("max-jobs-per-device"), help: "Re-diarization jobs of one device's conversations waiting or running at once (429 device_share_used beyond; the admin key is not held to it).")
     var maxJobsPerDevice: Int = JobShareConfig.default.rediarizationsPerDevice
 
@@ -123,8 +129,9 @@ struct ServerOptions: ParsableArguments {
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
               requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0, audioQuotaHours >= 0,
-              minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0, maxJobsPerDevice > 0, maxTestRecordingsPerDevice > 0 else {
-            throw ValidationError("limits must be positive (--requests-per-second may be 0 for none)")
+              minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0, maxJobsPerDevice > 0, maxTestRecordingsPerDevice > 0,
+              maxConnectionsPerAddress >= 0, maxRequestsInFlight >= 0 else {
+            throw ValidationError("limits must be positive (--requests-per-second, --max-connections-per-address and --max-requests-in-flight may be 0 for none)")
         }
         config.access.mode = auth
         config.access.adminKeyFile = adminKeyFile
@@ -134,6 +141,8 @@ struct ServerOptions: ParsableArguments {
         config.access.requestsPerSecond = requestsPerSecond
         config.access.requestBurst = max(1, requestsPerSecond * 3)
         config.maxConnections = maxConnections
+        config.maxConnectionsPerAddress = maxConnectionsPerAddress
+        config.maxRequestsInFlightPerCredential = maxRequestsInFlight
         config.jobShares = JobShareConfig(rediarizationsPerDevice: maxJobsPerDevice, testRecordingsPerDevice: maxTestRecordingsPerDevice)
         config.maxHTTPBodyBytes = maxBodyBytes
         config.audioRetentionDays = audioRetentionDays

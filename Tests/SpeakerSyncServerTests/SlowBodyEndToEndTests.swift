@@ -72,4 +72,62 @@ import TestSupport
         #expect(statuses.contains(408), "\(statuses)")
         #expect(onlyTimeouts, "\(statuses)")
     }
+
+    /// Sends the headers of a 600-byte POST and one byte of its body, and keeps the connection: a
+    /// request in flight that the server holds for as long as its pace rules allow.
+    static func heldRequest(port: Int, token: String) throws -> RawConnection {
+        let connection = try RawConnection(port: port, timeoutSeconds: 2)
+        try connection.send("POST /v1/people?device_id=holder&name=Held HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\n"
+                            + "Content-Type: audio/wav\r\nContent-Length: 600\r\n\r\nR")
+        return connection
+    }
+
+    @Test func oneCredentialHoldsAtMostItsRequestsInFlightAndAnotherIsNotAffected() async throws {
+        let server = try TestServer {
+            $0.maxRequestsInFlightPerCredential = 4
+            $0.minimumBodyBytesPerSecond = 0 // held bodies stay held: the share alone must stop the fifth
+        }
+        let holder = try SecurityEndToEndTests.token(server, device: "phone-holder")
+        let other = try SecurityEndToEndTests.token(server, device: "phone-other")
+        let url = server.http + "/v1/conversations"
+        var held = try (0..<4).map { _ in try Self.heldRequest(port: server.port, token: holder) }
+        // Once the server has the four, the holder's next request is refused at once, before any body.
+        let refused = try await Blocking.run {
+            Polling.until(seconds: 20) {
+                guard let response = try? SimpleHTTPClient.get(url, token: holder, timeoutSeconds: 5) else { return false }
+                return response.status == 429 && SecurityEndToEndTests.code(response) == "too_many_requests_in_flight"
+                    && response.headers["retry-after"] != nil
+            }
+        }
+        #expect(refused)
+        // Another device's requests and session are not held back.
+        #expect(try SimpleHTTPClient.get(url, token: other, timeoutSeconds: 5).status == 200)
+        // The held requests gone, the holder gets in again.
+        held.removeAll()
+        let back = try await Blocking.run {
+            Polling.until(seconds: 20) { (try? SimpleHTTPClient.get(url, token: holder, timeoutSeconds: 5).status) == 200 }
+        }
+        #expect(back)
+    }
+
+    @Test func oneAddressHoldsAtMostItsConnections() async throws {
+        let server = try TestServer {
+            $0.maxConnectionsPerAddress = 3
+            $0.minimumBodyBytesPerSecond = 0
+        }
+        let url = server.http + "/v1/conversations", adminKey = server.adminKey
+        var held = try (0..<3).map { _ in try Self.heldRequest(port: server.port, token: adminKey) }
+        let refused = try await Blocking.run {
+            Polling.until(seconds: 20) {
+                guard let response = try? SimpleHTTPClient.get(url, token: adminKey, timeoutSeconds: 5) else { return false }
+                return response.status == 429 && SecurityEndToEndTests.code(response) == "too_many_connections"
+            }
+        }
+        #expect(refused)
+        held.removeAll()
+        let back = try await Blocking.run {
+            Polling.until(seconds: 20) { (try? SimpleHTTPClient.get(url, token: adminKey, timeoutSeconds: 5).status) == 200 }
+        }
+        #expect(back)
+    }
 }

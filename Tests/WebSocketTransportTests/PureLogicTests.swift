@@ -143,3 +143,36 @@ struct PureLogicTests {
         guard case .tooSlow = late.check(now: 115, bytes: 1) else { Issue.record("the deadline passed"); return }
     }
 }
+
+/// The per-client shares of the server's connections, as bookkeeping.
+@Suite struct ConnectionSharesTests {
+    @Test func anAddressIsFullAtItsCapAndFreedByACloseAndOthersAreCountedApart() {
+        var shares = ConnectionShares(maxConnectionsPerAddress: 2, maxRequestsInFlightPerCredential: 0)
+        shares.connectionOpened(from: "10.0.0.1")
+        #expect(!shares.addressIsFull("10.0.0.1"))
+        shares.connectionOpened(from: "10.0.0.1")
+        #expect(shares.addressIsFull("10.0.0.1"))
+        #expect(!shares.addressIsFull("10.0.0.2"))
+        #expect(!shares.addressIsFull(nil))
+        shares.connectionClosed(from: "10.0.0.1")
+        #expect(!shares.addressIsFull("10.0.0.1"))
+        shares.connectionClosed(from: "10.0.0.1")
+        shares.connectionClosed(from: "10.0.0.1") // an extra close does not go below zero
+        #expect(shares.connectionsByAddress.isEmpty)
+        // No credential cap: never full.
+        shares.requestStarted(with: "Bearer a")
+        #expect(!shares.credentialIsFull("Bearer a"))
+    }
+
+    @Test func aCredentialIsFullAtItsCapOfRequestsInFlight() {
+        var shares = ConnectionShares(maxConnectionsPerAddress: 0, maxRequestsInFlightPerCredential: 1)
+        #expect(!shares.addressIsFull("10.0.0.1"))
+        shares.requestStarted(with: "Bearer a")
+        #expect(shares.credentialIsFull("Bearer a"))
+        #expect(!shares.credentialIsFull("Bearer b"))
+        #expect(!shares.credentialIsFull(nil))
+        shares.requestEnded(with: "Bearer a")
+        #expect(!shares.credentialIsFull("Bearer a"))
+        #expect(shares.requestsByCredential.isEmpty)
+    }
+}

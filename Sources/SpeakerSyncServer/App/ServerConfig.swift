@@ -33,6 +33,10 @@ public struct ServerConfig: Sendable {
     public var maxHTTPBodyBytes: Int = 8 << 20
     /// Connections served at once (503 `server_busy` beyond).
     public var maxConnections: Int = 1024
+    /// Connections one client address may hold, and HTTP requests one credential may have in flight
+    /// (`WebSocketServerConfig`; 0: no cap).
+    public var maxConnectionsPerAddress: Int = WebSocketServerConfig.default.maxConnectionsPerAddress
+    public var maxRequestsInFlightPerCredential: Int = WebSocketServerConfig.default.maxRequestsInFlightPerCredential
     /// What one device may hold of the re-diarization and test-recording pools.
     public var jobShares: JobShareConfig = .default
     /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.

@@ -123,6 +123,8 @@ public final class SpeakerSyncApplication: Sendable {
             transportConfig.handshakeTimeoutSeconds = config.handshakeTimeoutSeconds
             transportConfig.bodyDeadlineSeconds = config.bodyDeadlineSeconds
             transportConfig.minimumBodyBytesPerSecond = config.minimumBodyBytesPerSecond
+            transportConfig.maxConnectionsPerAddress = config.maxConnectionsPerAddress
+            transportConfig.maxRequestsInFlightPerCredential = config.maxRequestsInFlightPerCredential
             transportConfig.bodyRateWindowSeconds = config.bodyRateWindowSeconds
             transportConfig.extraSubprotocols = [PresentedCredential.subprotocol]
             transportConfig.maxMessageBytes = max(config.maxMessageBytes, sessionConfig.maxBinaryFrameBytes)
