@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DiarizationScoring", targets: ["DiarizationScoring"]),
         .library(name: "OpusCodec", targets: ["OpusCodec"]),
         .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
+        .library(name: "SpeakerSyncStore", targets: ["SpeakerSyncStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

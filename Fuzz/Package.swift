@@ -31,5 +31,6 @@ let package = Package(
         harness("FuzzRTTM", "DiarizationScoring"),
         harness("FuzzUEM", "DiarizationScoring"),
         harness("FuzzQueryString", "WebSocketTransport"),
+        harness("FuzzConversationCursor", "SpeakerSyncStore"),
     ]
 )

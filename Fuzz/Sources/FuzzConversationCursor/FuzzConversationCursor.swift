@@ -1,0 +1,27 @@
+// ConversationCursor, the reader of the `cursor` parameter of GET /v1/conversations, which goes
+// on to PostgreSQL as query parameters.
+//
+// Properties: what a cursor decodes to is text libpq can pass on whole (no NUL, which would end
+// its C string early) and encodes to a cursor that decodes to the same; and any started_at
+// without `|` and any id (the input's two lines) survive an encode and decode unchanged.
+import SpeakerSyncStore
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    if let (startedAt, id) = ConversationCursor.decode(text) {
+        guard !startedAt.unicodeScalars.contains("\0"), !id.unicodeScalars.contains("\0") else {
+            fatalError("a cursor decodes to text with NUL: \(startedAt.debugDescription) \(id.debugDescription)")
+        }
+        guard let again = ConversationCursor.decode(ConversationCursor.encode(startedAt: startedAt, id: id)),
+            again == (startedAt, id)
+        else { fatalError("re-encoding a decoded cursor changed it") }
+    }
+    let lines = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+    let startedAt = String(lines[0].filter { $0 != "|" && $0 != "\0" })
+    let id = lines.count > 1 ? String(lines[1].filter { $0 != "\0" }) : ""
+    guard let decoded = ConversationCursor.decode(ConversationCursor.encode(startedAt: startedAt, id: id)),
+        decoded == (startedAt, id)
+    else { fatalError("(\(startedAt.debugDescription), \(id.debugDescription)) does not survive a cursor") }
+    return 0
+}
