@@ -16,9 +16,13 @@ public enum ConversationCursor {
     /// strings that a NUL would silently cut short (`AHxw`, "\0|p", found by Fuzz/FuzzConversationCursor),
     /// and bytes that are not UTF-8 were quietly replaced; neither comes from a cursor this server wrote.
     public static func decode(_ cursor: String) -> (startedAt: String, id: String)? {
+        // Split at the first `|` byte, not Character: a combining mark after the bar joins it into
+        // one Character that is not "|", and the split moved to a later bar (found by
+        // Fuzz/FuzzConversationCursor with an id starting with U+0362).
         guard let bytes = Data(base64Encoded: cursor), !bytes.contains(0),
-              let text = String(validating: bytes, as: UTF8.self),
-              let bar = text.firstIndex(of: "|") else { return nil }
-        return (String(text[..<bar]), String(text[text.index(after: bar)...]))
+              let bar = bytes.firstIndex(of: UInt8(ascii: "|")),
+              let startedAt = String(validating: bytes[..<bar], as: UTF8.self),
+              let id = String(validating: bytes[(bar + 1)...], as: UTF8.self) else { return nil }
+        return (startedAt, id)
     }
 }

@@ -21,4 +21,13 @@ import Testing
         #expect(ConversationCursor.decode("AHxw") == nil)
         #expect(ConversationCursor.decode(Data([0x32, 0xC3, 0x28, 0x7C, 0x61]).base64EncodedString()) == nil)
     }
+
+    /// Found by Fuzz/FuzzConversationCursor: an id starting with a combining mark (U+0362) joined the
+    /// bar into one Character, and the cursor split at a later `|` inside the id.
+    @Test func splitsAtTheFirstBarEvenBeforeACombiningMark() throws {
+        let id = "\u{0362}x|y"
+        let decoded = try #require(ConversationCursor.decode(ConversationCursor.encode(startedAt: "f", id: id)))
+        #expect(decoded.startedAt == "f")
+        #expect(decoded.id == id)
+    }
 }
