@@ -15,6 +15,14 @@ let package = Package(
         .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
         .library(name: "speakersync-sherpa-onnx", type: .dynamic, targets: ["SherpaOnnx"]),
         .library(name: "speakersync-falcon", type: .dynamic, targets: ["Falcon"]),
+        // The parsers of untrusted input, for the libFuzzer harnesses in Fuzz/ (a package of its own
+        // that depends on this one by path and can only use its products).
+        .library(name: "SessionProtocol", targets: ["SessionProtocol"]),
+        .library(name: "SpeakerSyncAudio", targets: ["SpeakerSyncAudio"]),
+        .library(name: "DiarizationScoring", targets: ["DiarizationScoring"]),
+        .library(name: "OpusCodec", targets: ["OpusCodec"]),
+        .library(name: "WebSocketTransport", targets: ["WebSocketTransport"]),
+        .library(name: "SpeakerSyncStore", targets: ["SpeakerSyncStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -5,7 +5,7 @@ public struct ScoringError: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Code: String, Sendable, Equatable {
         /// A line with fewer fields than its format requires.
         case missingField = "missing_field"
-        /// A time or duration that is not a finite decimal number.
+        /// A time or duration that is not a finite decimal number, or beyond 10^9 seconds.
         case invalidNumber = "invalid_number"
         /// A negative start or duration, or an end before its start.
         case invalidInterval = "invalid_interval"

@@ -12,9 +12,19 @@ enum TextFields {
         return records
     }
 
+    /// The longest time a field may hold: 10^9 s, about 31.7 years, far beyond any recording. Bounded
+    /// so that whatever `parse` reads, `render` can write back: a time such as `1e20` (found by
+    /// Fuzz/FuzzRTTM) used to trap in `milliseconds`, and below this bound a start plus a duration
+    /// is still a whole number of milliseconds that a Double holds exactly.
+    static let maxSeconds: Double = 1e9
+
     static func seconds(_ field: Substring, line: Int, name: String) throws(ScoringError) -> Double {
         guard let value = Double(field), value.isFinite else {
             throw ScoringError(.invalidNumber, line: line, field: name, "'\(field)' is not a finite number of seconds")
+        }
+        // The magnitude, so that a negative time is still refused as the negative interval it is.
+        guard value.magnitude <= maxSeconds else {
+            throw ScoringError(.invalidNumber, line: line, field: name, "'\(field)' seconds is beyond 10^9 s (31 years)")
         }
         return value
     }
@@ -23,7 +33,10 @@ enum TextFields {
     /// written separately still add up to the rounded end.
     static func milliseconds(_ seconds: Double) -> Int64 {
         guard seconds.isFinite else { return 0 }
-        return Int64((seconds * 1000).rounded())
+        // Clamped to ±2^53 ms: `render` also takes segments that did not come from `parse`, and no
+        // Double may trap the conversion; two clamped values still subtract without overflow.
+        let limit = 9_007_199_254_740_992.0
+        return Int64(Swift.min(limit, Swift.max(-limit, (seconds * 1000).rounded())))
     }
 
     static func format(milliseconds: Int64) -> String {

@@ -12,6 +12,9 @@ public enum WAVFile {
     /// end of the file; any other size larger than the file is reported as `truncated`.
     static let streamingDataSizes: Set<UInt32> = [0xFFFF_FFFF, 0x7FFF_F000, 0x7FFF_FFFF]
 
+    /// The fastest rate accepted, 1 MHz: above any audio converter (768 kHz is the fastest sold).
+    public static let maxSampleRate = 1_000_000
+
     /// Reads and decodes the file at `url`.
     public static func read(contentsOf url: URL) throws -> AudioBuffer {
         let data: Data
@@ -133,6 +136,11 @@ public enum WAVFile {
         }
         guard channels >= 1 else { throw AudioError(.invalidFormat, "zero channels") }
         guard rate >= 1 else { throw AudioError(.invalidFormat, "zero sample rate") }
+        // A header may claim any 32-bit rate; one of gigahertz (found by Fuzz/FuzzWAVFile) made
+        // WAVWriter trap on a byte rate it cannot write, and every consumer sizes work by the rate.
+        guard rate <= maxSampleRate else {
+            throw AudioError(.unsupportedFormat, "sample rate \(rate) Hz is above \(maxSampleRate) Hz")
+        }
         guard blockAlign == channels * bits / 8 else {
             throw AudioError(.invalidFormat,
                              "block align \(blockAlign) != \(channels) channels × \(bits / 8) bytes")

@@ -71,4 +71,21 @@ import Testing
             #expect(error.lineNumber == 1)
         }
     }
+
+    /// Found by Fuzz/FuzzRTTM and Fuzz/FuzzUEM: a time such as 1e20 parsed, then trapped in `render`
+    /// (its milliseconds did not fit an Int64). Times beyond 10^9 s are refused as invalid numbers.
+    @Test func timesTooLargeToWriteBackAreRefused() throws {
+        for text in ["SPEAKER\tfile\t1\t1e20\t2.5e-1\t<NA>\t<NA>\tSpeaker_1\t<NA>\t<NA>\n",
+                     "SPEAKER f 1 0 1e300 <NA> <NA> s <NA> <NA>\n"] {
+            #expect(throws: ScoringError.self) { try RTTM.parse(text) }
+        }
+        #expect(throws: ScoringError.self) { try UEM.parse("f 1 0 1e20\n") }
+        // The largest accepted times still write back and read again unchanged.
+        let largest = try RTTM.parse("SPEAKER f 1 1e9 1e9 <NA> <NA> s <NA> <NA>\n")
+        let rendered = RTTM.render(largest["f"] ?? [], fileID: "f")
+        #expect(RTTM.render(try RTTM.parse(rendered)["f"] ?? [], fileID: "f") == rendered)
+        // Segments that did not come from `parse` are clamped rather than trapping.
+        #expect(!RTTM.render([SpeakerSegment(speaker: "s", startSeconds: -1e300, endSeconds: 1e300)], fileID: "f").isEmpty)
+        #expect(!UEM.render([TimeSpan(startSeconds: 1e20, endSeconds: 1e300)], fileID: "f").isEmpty)
+    }
 }

@@ -91,6 +91,21 @@ import Testing
         #expect(buffer.samples == [0.5, -0.25])
     }
 
+    /// Found by Fuzz/FuzzWAVFile: a 44-byte header claiming 2,105,540,670 Hz decoded, and writing the
+    /// audio back trapped in WAVWriter (the byte rate does not fit 32 bits). Rates above 1 MHz are refused.
+    @Test func refusesSampleRatesAboveOneMegahertz() throws {
+        let crash: [UInt8] = Array("RIFF".utf8) + [0x2C, 0, 0, 0] + Array("WAVEfmt ".utf8) + [0x10, 0, 0, 0, 0x01, 0, 0x02, 0,
+            0x3E, 0x00, 0x80, 0x7D, 0, 0, 0, 0, 0x02, 0, 0x08, 0] + Array("data".utf8) + [0, 0, 0, 0]
+        #expect(throws: AudioError(.unsupportedFormat, "sample rate 2105540670 Hz is above 1000000 Hz")) {
+            try WAVFile.decode(Data(crash))
+        }
+        var fastest = WAVBytes()
+        fastest.fmt(tag: 3, channels: 1, rate: UInt32(WAVFile.maxSampleRate), bits: 32)
+        fastest.chunk("data", le(Float(0.5).bitPattern))
+        let buffer = try WAVFile.decode(fastest.data)
+        #expect(try WAVFile.decode(WAVWriter.encode(buffer, format: .float32)) == buffer)
+    }
+
     @Test func malformedFilesGiveSpecificCodes() throws {
         func code(_ data: Data) -> AudioError.Code? {
             do { _ = try WAVFile.decode(data); return nil } catch let error as AudioError { return error.code } catch {

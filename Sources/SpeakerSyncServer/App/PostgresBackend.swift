@@ -150,15 +150,14 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     func listConversations(deviceID: String?, limit: Int, cursor: String?) throws -> ConversationPage {
         var before: (String, String)?
         if let cursor {
-            guard let decoded = Data(base64Encoded: cursor).map({ String(decoding: $0, as: UTF8.self) }),
-                  let bar = decoded.firstIndex(of: "|") else {
+            guard let decoded = ConversationCursor.decode(cursor) else {
                 throw APIError(status: 400, code: "invalid_parameter", message: "cursor is not one this server issued")
             }
-            before = (String(decoded[..<bar]), String(decoded[decoded.index(after: bar)...]))
+            before = decoded
         }
         let records = try repository.listConversations(deviceID: deviceID, limit: limit + 1, before: before)
         let page = Array(records.prefix(limit))
-        let next = records.count > limit ? page.last.map { Data("\($0.startedAtText)|\($0.state.id)".utf8).base64EncodedString() } : nil
+        let next = records.count > limit ? page.last.map { ConversationCursor.encode(startedAt: $0.startedAtText, id: $0.state.id) } : nil
         return ConversationPage(conversations: try summaries(page), nextCursor: next)
     }
 
