@@ -140,10 +140,12 @@ final class ServerProcess: Sendable {
     init(databaseURL: String?, isolation: String = "process") throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("speakersync")
         port = try Self.freePort()
-        // Every simulated device connects from 127.0.0.1: the per-address share (256 by default) would
-        // stop the levels above it, which real devices on their own addresses never meet.
+        // Every simulated device connects from 127.0.0.1 with the one admin key: the per-address share
+        // (256 connections by default) and the per-credential rate limit (20 upgrades a second, burst 60)
+        // would refuse the levels above them, which real devices, each on its own address with its own
+        // token, never meet. This measures what the server holds, not those limits.
         var arguments = ["serve", "--port", "\(port)", "--log-level", "error", "--provider-isolation", isolation,
-                         "--max-connections-per-address", "0"]
+                         "--max-connections-per-address", "0", "--requests-per-second", "0"]
         if let databaseURL {
             arguments += ["--database-url", databaseURL]
             dataDirectory = nil
