@@ -1,11 +1,14 @@
 /// The line splitting and number reading that RTTM and UEM share.
 enum TextFields {
     /// Non-blank, non-comment lines with their 1-based numbers, split on spaces and tabs.
-    /// (`\r\n` is one Character in Swift, hence `isNewline` rather than splitting on `"\n"`.)
+    /// (`\r\n` is one Character in Swift, hence `isNewline` rather than splitting on `"\n"`; a line
+    /// break never joins the Character after it.) Fields split on the space and tab *scalars*: a space
+    /// followed by a combining mark is one Character that is not `" "`, so splitting Characters read
+    /// `<NA> \u{303}` as one field (found by Fuzz/FuzzRTTM).
     static func records(_ text: String) -> [(lineNumber: Int, fields: [Substring])] {
         var records: [(Int, [Substring])] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let fields = rawLine.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let fields = rawLine.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { Substring($0) }
             guard let first = fields.first, !first.hasPrefix(";;"), !first.hasPrefix("#") else { continue }
             records.append((index + 1, fields))
         }
@@ -46,9 +49,11 @@ enum TextFields {
         return "\(sign)\(magnitude / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
-    /// Fields are separated by whitespace, so whitespace inside a name becomes `_`.
+    /// Fields are separated by whitespace, so whitespace inside a name becomes `_` (scalar by
+    /// scalar, as `records` splits).
     static func token(_ name: String) -> String {
-        let cleaned = String(name.map { $0.isWhitespace ? "_" : $0 })
-        return cleaned.isEmpty ? "_" : cleaned
+        var cleaned = String.UnicodeScalarView()
+        for scalar in name.unicodeScalars { cleaned.append(scalar.properties.isWhitespace ? "_" : scalar) }
+        return cleaned.isEmpty ? "_" : String(cleaned)
     }
 }

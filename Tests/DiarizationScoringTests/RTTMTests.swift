@@ -88,4 +88,16 @@ import Testing
         #expect(!RTTM.render([SpeakerSegment(speaker: "s", startSeconds: -1e300, endSeconds: 1e300)], fileID: "f").isEmpty)
         #expect(!UEM.render([TimeSpan(startSeconds: 1e20, endSeconds: 1e300)], fileID: "f").isEmpty)
     }
+
+    /// Found by Fuzz/FuzzRTTM: a speaker name that starts with a combining mark (U+0303) was written
+    /// after a space, which with it is one Character, so a Character split read it and the field before
+    /// as one, and the speaker came back as `<NA>`. Fields now split on scalars.
+    @Test func aNameStartingWithACombiningMarkRoundTrips() throws {
+        let segments = [SpeakerSegment(speaker: "\u{0303}", startSeconds: 1, endSeconds: 2),
+                        SpeakerSegment(speaker: "a \u{0303}b", startSeconds: 2, endSeconds: 3)]
+        let rendered = RTTM.render(segments, fileID: "f\u{0303}")
+        let parsed = try RTTM.parse(rendered)
+        #expect(parsed["f\u{0303}"]?.map(\.speaker) == ["\u{0303}", "a_\u{0303}b"])
+        #expect(RTTM.render(parsed["f\u{0303}"] ?? [], fileID: "f\u{0303}") == rendered)
+    }
 }
