@@ -5,8 +5,9 @@ extension ServerCore {
         "this address already holds \(limit) connections to the server; close some, or retry later"
     }
 
+    /// The HTTP answer of a `connectionRefusal` (the server's limit or the address's share).
     static func refusal(_ refusal: (status: Int, code: String, message: String, retryAfter: Int)) -> HTTPResponse {
-        refusal.status == 503 ? serverBusy : HTTPResponse.json(
+        HTTPResponse.json(
             status: refusal.status, #"{"error":{"code":"\#(refusal.code)","message":"\#(refusal.message)"}}"#,
             headers: [("retry-after", "\(refusal.retryAfter)")])
     }

@@ -167,9 +167,6 @@ final class ServerCore: @unchecked Sendable {
 
     static let serverBusyMessage = "the server has reached its connection limit; retry later"
     static let serverBusyRetrySeconds = 5
-    static let serverBusy = HTTPResponse.json(
-        status: 503, #"{"error":{"code":"server_busy","message":"\#(serverBusyMessage)"}}"#,
-        headers: [("retry-after", "\(serverBusyRetrySeconds)")])
 
     private func connection(for wsi: OpaquePointer) -> ServerConnection {
         if let id = knownID(wsi), let existing = connections[id] { return existing }
