@@ -9,6 +9,7 @@
 #endif
 #include "provider_sandbox.h"
 
+#include <dirent.h>
 #include <errno.h>
 
 #if defined(__linux__)
@@ -22,6 +23,8 @@
 #include <signal.h>
 #include <time.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -118,9 +121,17 @@ int speakersync_sandbox_set_no_new_privs(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL);
 }
 
+/* The Landlock system calls, the same number on every architecture (bookworm's headers may lack them). */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+
 /* ---- one thread glibc's setresuid leaves out ---- */
 
-static int thread_switch_operation; /* 0: switch the user, 1: empty the bounding set */
+static int thread_switch_operation; /* 0: switch the user, 1: empty the bounding set, 2: Landlock */
+static int thread_switch_ruleset;
 static uid_t thread_switch_uid;
 static gid_t thread_switch_gid;
 static volatile int thread_switch_done;
@@ -133,6 +144,12 @@ static void thread_switch_handler(int signal) {
     long result;
     if (thread_switch_operation == 1) {
         result = speakersync_sandbox_drop_bounding_set();
+    } else if (thread_switch_operation == 2) {
+        /* landlock_restrict_self needs no_new_privs on the thread itself; a thread started before the
+         * constructor set it (or one glibc started oddly) may not have it yet: seccomp's TSYNC sets it
+         * later on every thread, but Landlock comes first. */
+        result = syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1UL, 0UL, 0UL, 0UL);
+        if (result == 0) result = syscall(SYS_landlock_restrict_self, thread_switch_ruleset, 0U);
     } else {
         result = syscall(SYS_setgroups, 0, NULL);
         if (result == 0) result = syscall(SYS_setresgid, thread_switch_gid, thread_switch_gid, thread_switch_gid);
@@ -181,14 +198,89 @@ int speakersync_sandbox_switch_thread(pid_t tid, uid_t uid, gid_t gid) { return 
 
 int speakersync_sandbox_drop_bounding_set_on_thread(pid_t tid) { return run_on_thread(tid, 1, 0, 0); }
 
+int speakersync_landlock_restrict_thread(pid_t tid, int ruleset) {
+    thread_switch_ruleset = ruleset;
+    return run_on_thread(tid, 2, 0, 0);
+}
+
+pid_t speakersync_current_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
+
 /* 1: the early step did not run; 0: it did; -1: it failed with early_errno. */
 static int early_status = 1;
 static int early_errno = 0;
 
+/* Landlock before main: 0 not asked; > 0 the ABI enforced; -1 unavailable in this kernel; -2 failed
+ * with landlock_errno on landlock_path (empty when not about one path). */
+static int landlock_status = 0;
+static int landlock_errno = 0;
+static char landlock_path[256];
+
+static int landlock_fail(const char *path) {
+    landlock_errno = errno;
+    snprintf(landlock_path, sizeof landlock_path, "%s", path ? path : "");
+    landlock_status = -2;
+    return -1;
+}
+
+/* The ruleset named by the arguments (`--landlock-read PATH`, `--landlock-write PATH`, each any number
+ * of times), enforced on this thread and every thread an earlier constructor started (OpenBLAS's):
+ * every thread started later inherits it, so the plugin's load, its init() and everything after run
+ * inside it. A path this machine lacks is skipped. */
+static void landlock_early(int argc, char **argv) {
+    int asked = 0;
+    for (int i = 2; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--landlock-read") == 0 || strcmp(argv[i], "--landlock-write") == 0) asked = 1;
+    }
+    if (!asked) return;
+    int abi = speakersync_landlock_abi();
+    if (abi < 1) {
+        landlock_status = -1;
+        return;
+    }
+    int ruleset = speakersync_landlock_create_ruleset(abi);
+    if (ruleset < 0) {
+        landlock_fail(NULL);
+        return;
+    }
+    for (int i = 2; i + 1 < argc; i++) {
+        int access;
+        if (strcmp(argv[i], "--landlock-read") == 0) access = SPEAKERSYNC_LANDLOCK_READ;
+        else if (strcmp(argv[i], "--landlock-write") == 0) access = SPEAKERSYNC_LANDLOCK_READ_WRITE;
+        else continue;
+        if (speakersync_landlock_allow(ruleset, abi, argv[i + 1], access) != 0) {
+            if (errno == ENOENT || errno == ENOTDIR || errno == EACCES) continue;
+            landlock_fail(argv[i + 1]);
+            close(ruleset);
+            return;
+        }
+    }
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    DIR *tasks = opendir("/proc/self/task");
+    if (tasks) {
+        struct dirent *entry;
+        while ((entry = readdir(tasks)) != NULL) {
+            pid_t tid = (pid_t)atoi(entry->d_name);
+            if (tid <= 0 || tid == self) continue;
+            if (speakersync_landlock_restrict_thread(tid, ruleset) != 0 && errno != ESRCH) {
+                landlock_fail("/proc/self/task");
+                closedir(tasks);
+                close(ruleset);
+                return;
+            }
+        }
+        closedir(tasks);
+    }
+    if (speakersync_landlock_enforce(ruleset) != 0) {
+        landlock_fail(NULL);
+        return;
+    }
+    landlock_status = abi;
+}
+
 /* A worker started as `provider-worker … --sandbox on` empties its bounding set (as root) and sets
  * no_new_privs here, before main: both are per thread and inherited only by threads started later,
  * and the Swift runtime and Dispatch start threads before the worker's own code runs. glibc passes
- * constructors the program's arguments. */
+ * constructors the program's arguments. Then Landlock, which needs no_new_privs. */
 __attribute__((constructor)) static void speakersync_sandbox_early(int argc, char **argv, char **envp) {
     (void)envp;
     if (argc < 2 || argv == NULL || argv[1] == NULL || strcmp(argv[1], "provider-worker") != 0) return;
@@ -201,7 +293,15 @@ __attribute__((constructor)) static void speakersync_sandbox_early(int argc, cha
     if ((geteuid() == 0 && speakersync_sandbox_drop_bounding_set() != 0) || speakersync_sandbox_set_no_new_privs() != 0) {
         early_errno = errno;
         early_status = -1;
+        return;
     }
+    landlock_early(argc, argv);
+}
+
+int speakersync_sandbox_early_landlock(int *error, const char **path) {
+    *error = landlock_errno;
+    *path = landlock_path;
+    return landlock_status;
 }
 
 int speakersync_sandbox_early_status(void) {
@@ -438,11 +538,6 @@ int speakersync_seccomp_install(pid_t self, int allow_inet) {
 #define LL_SCOPE_SIGNAL (1ULL << 1)               /* ABI 6 */
 #define LL_FILE_RIGHTS (LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV)
 
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
-#define SYS_landlock_restrict_self 446
-#endif
 
 struct ll_ruleset_attr {
     uint64_t handled_access_fs;
@@ -542,6 +637,7 @@ int speakersync_sandbox_bounding_has(int capability) { (void)capability; errno =
 int speakersync_sandbox_switch_user(uid_t uid, gid_t gid) { (void)uid; (void)gid; errno = ENOSYS; return -1; }
 int speakersync_sandbox_set_no_new_privs(void) { errno = ENOSYS; return -1; }
 int speakersync_sandbox_early_status(void) { return 1; }
+int speakersync_sandbox_early_landlock(int *error, const char **path) { *error = 0; *path = ""; return 0; }
 int speakersync_sandbox_switch_thread(pid_t tid, uid_t uid, gid_t gid) { (void)tid; (void)uid; (void)gid; errno = ENOSYS; return -1; }
 int speakersync_sandbox_drop_bounding_set_on_thread(pid_t tid) { (void)tid; errno = ENOSYS; return -1; }
 int speakersync_sandbox_set_dumpable(int dumpable) { (void)dumpable; errno = ENOSYS; return -1; }
@@ -551,5 +647,7 @@ int speakersync_landlock_abi(void) { return 0; }
 int speakersync_landlock_create_ruleset(int abi) { (void)abi; errno = ENOSYS; return -1; }
 int speakersync_landlock_allow(int ruleset, int abi, const char *path, int access) { (void)ruleset; (void)abi; (void)path; (void)access; errno = ENOSYS; return -1; }
 int speakersync_landlock_enforce(int ruleset) { (void)ruleset; errno = ENOSYS; return -1; }
+int speakersync_landlock_restrict_thread(pid_t tid, int ruleset) { (void)tid; (void)ruleset; errno = ENOSYS; return -1; }
+pid_t speakersync_current_thread_id(void) { return getpid(); }
 
 #endif

@@ -23,6 +23,9 @@ public struct PluginLoadFailure: Error, Sendable, Hashable, Encodable {
         /// The worker process that loads the plugin (process isolation) could not start, crashed while
         /// loading it, or did not finish within the load deadline. The message says which.
         case workerFailed = "worker_failed"
+        /// The worker's sandbox could not be set up before the load (as root: no account to switch to,
+        /// or the switch failed), so the plugin was not loaded at all. The message says which step.
+        case sandboxFailed = "sandbox_failed"
     }
 
     /// The plugin file (or the folder, for `directoryUnreadable`).

@@ -31,6 +31,32 @@ public struct ProviderConfiguration: Sendable, Equatable {
         return try parse(data, source: path)
     }
 
+    /// Secrets a provider may be given in the server's environment instead of its section: (provider
+    /// id, setting, variable). The server moves them into the section, so they reach the provider's own
+    /// worker through its configuration and no process through its environment.
+    public static let environmentSecrets: [(providerID: String, setting: String, variable: String)] = [
+        ("falcon", "access_key", "PICOVOICE_ACCESS_KEY"),
+    ]
+
+    /// This configuration with each `environmentSecrets` variable set in `environment` (and not empty)
+    /// written into its provider's section, unless the section already has the setting (the file wins).
+    public func fillingSecrets(from environment: [String: String]) -> ProviderConfiguration {
+        var filled = self
+        for secret in Self.environmentSecrets {
+            guard let value = environment[secret.variable]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { continue }
+            var object: [String: Any] = [:]
+            if let section = sections[secret.providerID],
+               let parsed = try? JSONSerialization.jsonObject(with: Data(section.utf8)) as? [String: Any] {
+                object = parsed
+            }
+            guard object[secret.setting] == nil else { continue }
+            object[secret.setting] = value
+            guard let text = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { continue }
+            filled.sections[secret.providerID] = String(decoding: text, as: UTF8.self)
+        }
+        return filled
+    }
+
     /// Parses the file's content; `source` names it in errors.
     public static func parse(_ data: Data, source: String) throws(ProviderConfigurationError) -> ProviderConfiguration {
         guard let object = try? JSONSerialization.jsonObject(with: data), let providers = object as? [String: Any] else {

@@ -15,12 +15,16 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option(name: .customLong("memory-limit-bytes")) var memoryLimitBytes: UInt64?
     @Option var nice: Int32 = 0
     @Option(name: .customLong("log-level")) var logLevel: String = "info"
-    @Option(name: .customLong("provider-config")) var providerConfig: String?
+    @Flag(name: .customLong("receives-configuration")) var receivesConfiguration = false
     @Option var sandbox: String = "off"
     @Option(name: .customLong("sandbox-uid")) var sandboxUID: UInt32?
     @Option(name: .customLong("sandbox-gid")) var sandboxGID: UInt32?
     @Option(name: .customLong("sandbox-account-missing")) var sandboxAccountMissing: String?
     @Option(name: .customLong("sandbox-network-provider")) var sandboxNetworkProviders: [String] = []
+    @Option(name: .customLong("sandbox-temp")) var sandboxTemporaryFolder: String?
+    /// Read by provider_sandbox.c's constructor before main; parsed here so they are accepted.
+    @Option(name: .customLong("landlock-read")) var landlockRead: [String] = []
+    @Option(name: .customLong("landlock-write")) var landlockWrite: [String] = []
 
     var sandboxSettings: ProviderSandboxSettings {
         guard sandbox == "on" else { return .disabled }
@@ -32,13 +36,14 @@ struct ProviderWorkerCommand: ParsableCommand {
         } else {
             account = .unchanged
         }
-        return ProviderSandboxSettings(enabled: true, account: account, networkProviders: sandboxNetworkProviders)
+        return ProviderSandboxSettings(enabled: true, account: account, networkProviders: sandboxNetworkProviders,
+                                       temporaryFolder: sandboxTemporaryFolder, landlockRead: landlockRead, landlockWrite: landlockWrite)
     }
 
     func run() throws {
         ProviderWorker.run(ProviderWorkerConfig(
             pluginPath: plugin, parentPID: parentPID, protocolVersion: protocolVersion, memoryLimitBytes: memoryLimitBytes,
-            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, providerConfigPath: providerConfig,
+            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, receivesConfiguration: receivesConfiguration,
             sandbox: sandboxSettings))
     }
 }

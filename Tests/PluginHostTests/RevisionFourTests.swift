@@ -96,6 +96,19 @@ import TestSupport
         #expect(parsed.sections == ["b": #"{"a":"/m.onnx","z":1}"#])
     }
 
+    /// PICOVOICE_ACCESS_KEY moves into the falcon section (so it reaches Falcon's worker through its
+    /// configuration, never an environment); a key in the file wins, and other sections are untouched.
+    @Test func anEnvironmentSecretMovesIntoItsProvidersSection() throws {
+        let none = ProviderConfiguration(sections: ["sherpa-onnx": "{}"])
+        let filled = none.fillingSecrets(from: ["PICOVOICE_ACCESS_KEY": " pv-key \n", "OTHER": "x"])
+        #expect(filled.sections == ["sherpa-onnx": "{}", "falcon": #"{"access_key":"pv-key"}"#])
+        let withDevice = ProviderConfiguration(sections: ["falcon": #"{"device":"cpu:2"}"#])
+        #expect(withDevice.fillingSecrets(from: ["PICOVOICE_ACCESS_KEY": "pv"]).sections == ["falcon": #"{"access_key":"pv","device":"cpu:2"}"#])
+        let fileKey = ProviderConfiguration(sections: ["falcon": #"{"access_key":"from-file"}"#])
+        #expect(fileKey.fillingSecrets(from: ["PICOVOICE_ACCESS_KEY": "pv"]) == fileKey)
+        #expect(none.fillingSecrets(from: ["PICOVOICE_ACCESS_KEY": "  "]) == none)
+    }
+
     @Test func theBundledPluginsDescribeThemselves() throws {
         let dir = try TestSupport.folderWithEnergyPlugin()
         defer { try? FileManager.default.removeItem(at: dir) }

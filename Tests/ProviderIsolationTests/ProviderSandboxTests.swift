@@ -34,9 +34,19 @@ import TestSupport
         return cluster.dataDirectory.appendingPathComponent(".s.PGSQL.\(cluster.config.port)").path
     }
 
-    /// Runs the probe and returns its report ("probe read_file=refused(13) …").
-    func probe(_ host: IsolatedProviderHost, secret: URL, ptrace: Bool = true) throws -> String {
-        let options = #"{"probe":true,"ptrace":\#(ptrace),"read_file":"\#(secret.path)","connect_unix":"\#(postgresSocket)"}"#
+    /// A folder every local user may write (like /tmp): only Landlock keeps a worker out of it.
+    func openFolder() throws -> URL {
+        let open = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-open-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: open, withIntermediateDirectories: true)
+        #expect(chmod(open.path, 0o1777) == 0)
+        return open
+    }
+
+    /// Runs the probe and returns its report ("probe own_config=absent … read_file=refused(13) …").
+    func probe(_ host: IsolatedProviderHost, secret: URL, ptrace: Bool = true, writeInto open: URL? = nil) throws -> String {
+        var options = #"{"probe":true,"ptrace":\#(ptrace),"read_file":"\#(secret.path)","connect_unix":"\#(postgresSocket)","write_temp":true"#
+        if let open { options += #","write_file":"\#(open.appendingPathComponent("from-a-plugin").path)""# }
+        options += #","other_pids":"\#(host.workerProcessIDs.map(String.init).joined(separator: ","))"}"#
         let driver = try SessionDriver(host: host, provider: "forbidden", options: options)
         #expect(driver.wait { $0.failure != nil })
         driver.close()
@@ -47,30 +57,43 @@ import TestSupport
         defer { try? FileManager.default.removeItem(at: folder) }
         let secret = try secretFile()
         defer { try? FileManager.default.removeItem(at: secret.deletingLastPathComponent()) }
+        let open = try openFolder()
+        defer { try? FileManager.default.removeItem(at: open) }
         #expect(FileManager.default.fileExists(atPath: postgresSocket))
         // Without a sandbox the same probe gets through (the test proves something).
-        var open = Hosts.config()
-        open.sandbox.enabled = false
-        let unconfined = try IsolatedProviderHost(directory: folder.path, config: open, logger: Hosts.logger)
-        let unconfinedReport = try probe(unconfined, secret: secret, ptrace: false)
+        var openConfig = Hosts.config()
+        openConfig.sandbox.enabled = false
+        let unconfined = try IsolatedProviderHost(directory: folder.path, config: openConfig, logger: Hosts.logger)
+        let unconfinedReport = try probe(unconfined, secret: secret, ptrace: false, writeInto: open)
         unconfined.shutdown()
         #expect(unconfinedReport.contains("read_file=allowed"), "\(unconfinedReport)")
         #expect(unconfinedReport.contains("connect_unix=allowed"), "\(unconfinedReport)")
         #expect(unconfinedReport.contains("inet_socket=allowed"), "\(unconfinedReport)")
         #expect(unconfinedReport.contains("execve=allowed"), "\(unconfinedReport)")
+        #expect(unconfinedReport.contains("write_file=allowed"), "\(unconfinedReport)")
+        #expect(unconfinedReport.contains("other_worker=allowed"), "\(unconfinedReport)")
 
         let host = try IsolatedProviderHost(directory: folder.path, config: Hosts.config(), logger: Hosts.logger)
         defer { host.shutdown() }
         #expect(host.providers.allSatisfy { $0.unavailableReason == nil }, "\(host.providers.map(\.unavailableReason))")
-        let report = try probe(host, secret: secret)
-        if geteuid() == 0 {
+        let report = try probe(host, secret: secret, writeInto: open)
+        let landlock = Syscall.landlockABI() > 0
+        if geteuid() == 0 || landlock {
             #expect(report.contains("read_file=refused(\(EACCES))"), "\(report)")
         }
         #expect(report.contains("connect_unix=refused(\(EPERM))"), "\(report)")
         #expect(report.contains("inet_socket=refused(\(EPERM))"), "\(report)")
         #expect(report.contains("execve=refused(\(EPERM))"), "\(report)")
         #expect(report.contains("ptrace=refused(\(EPERM))"), "\(report)")
-        #expect(!report.contains("allowed"), "\(report)")
+        // Another worker's /proc memory and environment: they belong to root once a worker is undumpable.
+        #expect(report.contains("other_worker=refused(\(EACCES))"), "\(report)")
+        if landlock {
+            // A folder anyone may write is shut; the worker's own temporary folder is not.
+            #expect(report.contains("write_file=refused(\(EACCES))"), "\(report)")
+            #expect(report.contains("write_temp=allowed"), "\(report)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: open.path).isEmpty)
+        }
+        #expect(!report.replacingOccurrences(of: "write_temp=allowed", with: "").contains("allowed"), "\(report)")
 
         // energy, in its own sandboxed worker, on real audio: the same turns as in process.
         let audio: [Float]
@@ -141,9 +164,44 @@ import TestSupport
         #expect(report.contains("ptrace=refused(\(EPERM))"), "\(report)")
     }
 
-    /// A root server without an account for its workers runs no provider: each is listed unavailable
-    /// with the reason, and a session on it is refused.
-    @Test func aWorkerWithoutItsAccountRunsNoProvider() throws {
+    /// Each worker is sent its own providers' config sections and no other, and its plugin's init()
+    /// already runs as the provider account: the `forbidden` plugin sees its own section, not Falcon's
+    /// (with its AccessKey), and cannot read a root-only file from init.
+    @Test func aWorkerGetsItsOwnProvidersConfigurationOnly() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = try secretFile()
+        defer { try? FileManager.default.removeItem(at: secret.deletingLastPathComponent()) }
+        var config = Hosts.config()
+        config.providerConfiguration = ProviderConfiguration(sections: [
+            "forbidden": #"{"init_read_file":"\#(secret.path)"}"#, "falcon": #"{"access_key":"pv-not-for-forbidden"}"#,
+        ])
+        // Without a sandbox init runs as the server (root here) and reads the file: the probe works.
+        var unconfinedConfig = config
+        unconfinedConfig.sandbox.enabled = false
+        let unconfined = try IsolatedProviderHost(directory: folder.path, config: unconfinedConfig, logger: Hosts.logger)
+        let unconfinedReport = try probe(unconfined, secret: secret, ptrace: false)
+        unconfined.shutdown()
+        #expect(unconfinedReport.contains("own_config=present other_config=absent init_read_file=allowed"), "\(unconfinedReport)")
+
+        let host = try IsolatedProviderHost(directory: folder.path, config: config, logger: Hosts.logger)
+        defer { host.shutdown() }
+        let report = try probe(host, secret: secret)
+        #expect(report.contains("own_config=present other_config=absent"), "\(report)")
+        if geteuid() == 0 || Syscall.landlockABI() > 0 {
+            #expect(report.contains("init_read_file=refused(\(EACCES))"), "\(report)")
+        }
+        // The worker no longer has the file's path, and no PICOVOICE_ACCESS_KEY, in its environment.
+        for pid in host.workerProcessIDs {
+            let environment = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8)
+            #expect(!environment.contains("pv-not-for-forbidden"))
+            #expect(!environment.contains("PICOVOICE_ACCESS_KEY"))
+            #expect(environment.contains("TMPDIR="))
+        }
+    }
+
+    /// A root server without an account for its workers does not load their plugins at all (their code
+    /// would run as root): each file is listed as failed with the reason, and a session is refused.
+    @Test func aWorkerWithoutItsAccountLoadsNoPlugin() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         guard geteuid() == 0 else { return }
         var config = Hosts.config()
@@ -151,14 +209,11 @@ import TestSupport
         config.sandbox.createsUser = false
         let host = try IsolatedProviderHost(directory: folder.path, config: config, logger: Hosts.logger)
         defer { host.shutdown() }
-        let energy = try #require(host.providers.first { $0.id == "energy" })
-        let reason = energy.unavailableReason ?? ""
-        #expect(reason.hasPrefix("the provider sandbox could not be applied (sandbox_account_missing): user speakersync-no-such-user does not exist"), "\(reason)")
-        guard case .unavailable(let listed, _) = host.status(of: "energy") else {
-            Issue.record("energy is listed available")
-            return
-        }
-        #expect(listed == reason)
+        #expect(!host.providers.contains { $0.id == "energy" || $0.id == "forbidden" })
+        let failure = try #require(host.failures.first { $0.path.hasSuffix("libspeakersync-energy.so") })
+        #expect(failure.code == .sandboxFailed)
+        #expect(failure.message.hasPrefix("the provider sandbox could not be applied (sandbox_account_missing): user speakersync-no-such-user does not exist"),
+                "\(failure.message)")
         #expect(throws: PluginError.self) { try SessionDriver(host: host, provider: "energy") }
     }
 

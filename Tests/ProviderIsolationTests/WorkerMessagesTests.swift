@@ -23,6 +23,8 @@ import Testing
         .destroy(instance: 7),
         .checkOptions(request: 3, providerID: "energy", optionsJSON: "{}"),
         .embedVoice(request: 4, providerID: "speakerkit", samples: [Float](repeating: 0.125, count: 1000)),
+        .configure(sections: ["falcon": #"{"access_key":"k"}"#, "sherpa-onnx": "{}"]),
+        .configure(sections: [:]),
     ]
 
     static let replies: [WorkerReply] = [
@@ -44,6 +46,8 @@ import Testing
         .answered(request: 4, result: .success([0.5, 0.25])),
         .answered(request: 5, result: .failure(PluginError(.invalidArgument, "0.2 s of speech found"))),
         .log(level: 3, message: "hello", metadata: ["session": "ab12", "plugin": "/p/libe.so"]),
+        .configurationWanted(providerIDs: ["sherpa-onnx", "falcon"]),
+        .configurationWanted(providerIDs: []),
     ]
 
     /// Every frame's payload, decoded.

@@ -10,8 +10,15 @@
  *   "connect_unix": a Unix socket to connect to (PostgreSQL's)
  *   "ptrace":       true: ptrace(PTRACE_ATTACH) the worker's parent, the server (stopped and let go at
  *                   once if it works; only asked where the sandbox should refuse it)
- * Always tried: socket(AF_INET) and execve("/bin/sh") in a forked child. Without "probe" it is a
- * minimal plugin: speaker 0, a turn per second.
+ *   "write_file":   a file to create (in a folder everyone may write: only Landlock stops it)
+ *   "write_temp":   true: create a file in $TMPDIR (the worker's private temporary folder)
+ *   "other_pids":   comma-separated pids of other workers: open /proc/PID/mem and /proc/PID/environ of
+ *                   each (skipping its own); "allowed" if any of them opened
+ * Always tried: socket(AF_INET) and execve("/bin/sh") in a forked child. The report starts with what
+ * init() found, before any of the sandbox's later layers: its own provider config section
+ * ("own_config=present|absent"), the `falcon` provider's ("other_config=present|absent"), and, when its
+ * section names {"init_read_file": PATH}, "init_read_file=…" for reading that file during init. Without
+ * "probe" it is a minimal plugin: speaker 0, a turn per second.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -128,6 +135,43 @@ static void try_ptrace(char *out, size_t size) {
     report(out, size, "ptrace", result == 0, error);
 }
 
+static void try_write_file(const char *name, const char *path, char *out, size_t size) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int error = errno;
+    int allowed = fd >= 0 && write(fd, "x", 1) == 1;
+    if (fd >= 0) {
+        close(fd);
+        unlink(path);
+    }
+    report(out, size, name, allowed, error);
+}
+
+static void try_other_workers(const char *pids, char *out, size_t size) {
+    char copy[256];
+    snprintf(copy, sizeof copy, "%s", pids);
+    int allowed = 0, error = 0;
+    for (char *token = strtok(copy, ","); token; token = strtok(NULL, ",")) {
+        pid_t pid = (pid_t)atoi(token);
+        if (pid <= 0 || pid == getpid()) continue;
+        const char *files[] = {"mem", "environ"};
+        for (int i = 0; i < 2; i++) {
+            char path[64];
+            snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, files[i]);
+            int fd = open(path, O_RDONLY | O_CLOEXEC);
+            if (fd >= 0) {
+                allowed = 1;
+                close(fd);
+            } else {
+                error = errno;
+            }
+        }
+    }
+    report(out, size, "other_worker", allowed, error);
+}
+
+/* What init() found, reported by every probe. */
+static char init_report[512];
+
 static speakersync_status_t push(speakersync_instance_t *inst, const float *s, size_t n) {
     (void)s;
     ((forbidden_t *)inst)->samples += n;
@@ -164,7 +208,7 @@ static speakersync_instance_t *create(const speakersync_factory_t *factory, cons
     char probe[16], path[512];
     option_string(cfg->options_json, "probe", probe, sizeof probe);
     if (strcmp(probe, "true") == 0) {
-        snprintf(err, err_size, "probe");
+        snprintf(err, err_size, "probe%s", init_report);
         option_string(cfg->options_json, "read_file", path, sizeof path);
         if (path[0]) try_read_file(path, err, err_size);
         option_string(cfg->options_json, "connect_unix", path, sizeof path);
@@ -173,6 +217,16 @@ static speakersync_instance_t *create(const speakersync_factory_t *factory, cons
         try_execve(err, err_size);
         option_string(cfg->options_json, "ptrace", probe, sizeof probe);
         if (strcmp(probe, "true") == 0) try_ptrace(err, err_size);
+        option_string(cfg->options_json, "write_file", path, sizeof path);
+        if (path[0]) try_write_file("write_file", path, err, err_size);
+        option_string(cfg->options_json, "write_temp", probe, sizeof probe);
+        const char *temporary = getenv("TMPDIR");
+        if (strcmp(probe, "true") == 0 && temporary) {
+            snprintf(path, sizeof path, "%s/forbidden-probe", temporary);
+            try_write_file("write_temp", path, err, err_size);
+        }
+        option_string(cfg->options_json, "other_pids", path, sizeof path);
+        if (path[0]) try_other_workers(path, err, err_size);
         return NULL;
     }
     forbidden_t *f = calloc(1, sizeof *f);
@@ -196,7 +250,24 @@ static const speakersync_provider_descriptor_t *describe(const speakersync_facto
 static const speakersync_factory_t factory = {offsetof(speakersync_factory_t, embed_voice), NULL, describe, create, NULL, NULL};
 
 static speakersync_status_t init(const speakersync_host_t *host) {
-    (void)host;
+    init_report[0] = 0;
+    const char *own = NULL, *other = NULL;
+    if (host->struct_size >= offsetof(speakersync_host_t, provider_config) + sizeof host->provider_config && host->provider_config) {
+        own = host->provider_config(host, "forbidden");
+        other = host->provider_config(host, "falcon");
+    }
+    size_t used = strlen(init_report);
+    snprintf(init_report + used, sizeof init_report - used, " own_config=%s other_config=%s", own ? "present" : "absent",
+             other ? "present" : "absent");
+    char path[256];
+    option_string(own, "init_read_file", path, sizeof path);
+    if (path[0]) {
+        /* try_read_file reports as "read_file": rename it for the report. */
+        char part[128] = "";
+        try_read_file(path, part, sizeof part);
+        used = strlen(init_report);
+        snprintf(init_report + used, sizeof init_report - used, " init_%s", part + 1);
+    }
     return SPEAKERSYNC_OK;
 }
 static void deinit(void) {}

@@ -49,6 +49,11 @@ int speakersync_sandbox_set_no_new_privs(void);
  * it has one thread) emptied the bounding set (as root) and set no_new_privs: 0 done, 1 not run,
  * -1 failed (errno set). */
 int speakersync_sandbox_early_status(void);
+
+/* What the constructor did about Landlock (`--landlock-read`/`--landlock-write` arguments): 0 not
+ * asked; > 0 the ABI enforced on every thread; -1 the kernel has no Landlock; -2 it failed, with
+ * *error the errno and *path the rule's path ("" when not about one path; static storage). */
+int speakersync_sandbox_early_landlock(int *error, const char **path);
 int speakersync_sandbox_set_dumpable(int dumpable);
 
 /* ---- seccomp ---- */
@@ -87,5 +92,13 @@ int speakersync_landlock_allow(int ruleset, int abi, const char *path, int acces
 /* Enforces the ruleset on the calling thread and the threads and processes it starts later, then
  * closes it. Requires no_new_privs or CAP_SYS_ADMIN. */
 int speakersync_landlock_enforce(int ruleset);
+
+/* Enforces the ruleset on thread `tid` of this process (a Landlock domain is per thread and only
+ * inherited by threads started later), through the same signal as speakersync_sandbox_switch_thread.
+ * The ruleset stays open. */
+int speakersync_landlock_restrict_thread(pid_t tid, int ruleset);
+
+/* The calling thread's id (gettid). */
+pid_t speakersync_current_thread_id(void);
 
 #endif

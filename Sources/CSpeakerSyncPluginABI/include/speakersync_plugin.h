@@ -129,7 +129,10 @@ typedef struct speakersync_host {
      * it: it is where model paths and secrets (access keys) belong, never in a session's options. It may
      * hold secrets: never log it, copy it into errors, or report it back. Owned by the host, valid until
      * deinit() returns. Thread: any thread on which the host is calling into the plugin. A plugin may
-     * also read environment variables of its own (the host's environment is the plugin's).
+     * also read environment variables of its own (the host passes a curated environment, never a
+     * secret). A host that isolates plugins may load a plugin once with every call answering NULL, to
+     * learn the ids it declares, then deinit it and load it again with the sections of those ids only:
+     * a plugin must load without its configuration (listing its providers as unavailable).
      */
     const char *(*provider_config)(const struct speakersync_host *host, const char *provider_id);
 } speakersync_host_t;

@@ -1,3 +1,4 @@
+import PluginHost
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,8 +31,9 @@ public struct ProviderIsolationConfig: Sendable {
     public var niceIncrement: Int32
     /// How often the watchdog looks at the calls in flight.
     public var watchdogIntervalSeconds: Double
-    /// The provider config file workers read (`serve --provider-config`); nil for none.
-    public var providerConfigPath: String? = nil
+    /// The server's provider configuration (`serve --provider-config`), nil for none. Each worker
+    /// receives over its socket the sections of the providers its plugin declares, and no other.
+    public var providerConfiguration: ProviderConfiguration? = nil
     /// How workers are confined (docs/security.md, "The provider sandbox").
     public var sandbox: ProviderSandboxConfig = .default
 

@@ -142,7 +142,7 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
             deliver(.finalized(ProviderFinalResult(turns: turns, profiles: profiles, cpuSeconds: cpuSeconds)))
         case .instanceFailed(_, let error):
             fail(error)
-        case .ready, .answered, .log:
+        case .ready, .answered, .log, .configurationWanted:
             break
         }
     }

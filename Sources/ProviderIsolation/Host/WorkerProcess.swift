@@ -23,6 +23,11 @@ final class WorkerProcess: @unchecked Sendable {
     private let spawnerPeakKilobytes: Int
     private let logger: Logger
     private let deadlines: ProviderDeadlines
+    /// The server's provider configuration, from which the worker gets its own providers' sections.
+    private let configuration: ProviderConfiguration?
+    private let claims: ConfigurationClaims
+    /// The worker's private temporary folder, removed once it has been reaped.
+    private let temporary: WorkerTemporaryFolder?
     /// Called once, after the worker ended and was reaped, unless it was stopped on purpose.
     private let onCrash: @Sendable (WorkerProcess, PluginError) -> Void
 
@@ -45,6 +50,8 @@ final class WorkerProcess: @unchecked Sendable {
         case killed(PluginError)
     }
 
+    /// Sendable: `result` is written once, by the loop thread or the reaper, before `done` is
+    /// signalled, and read only by the waiter after it.
     private final class PendingRequest: @unchecked Sendable {
         let call: ProviderCall
         let sentAt: Double
@@ -59,7 +66,8 @@ final class WorkerProcess: @unchecked Sendable {
     /// Starts `executable provider-worker …` for `pluginPath` (on the loop's thread: see
     /// `WorkerIOLoop.runOnLoop`). Returns at once; `waitUntilReady` waits for the plugin to load.
     static func launch(
-        executable: String, pluginPath: String, config: ProviderIsolationConfig, sandbox: ProviderSandboxSettings, loop: WorkerIOLoop,
+        executable: String, pluginPath: String, config: ProviderIsolationConfig, sandbox: ProviderSandboxSettings,
+        claims: ConfigurationClaims, loop: WorkerIOLoop,
         logLevel: Logger.Level,
         logger: Logger, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void
     ) throws(PluginError) -> WorkerProcess {
@@ -69,25 +77,50 @@ final class WorkerProcess: @unchecked Sendable {
         } catch {
             throw PluginError(.providerUnavailable, "cannot create a socket for the provider worker: \(error)")
         }
+        var sandbox = sandbox
+        let temporary: WorkerTemporaryFolder?
+        do {
+            temporary = sandbox.enabled ? try WorkerTemporaryFolder(owner: sandbox.account) : nil
+        } catch {
+            Syscall.close(sockets.0)
+            Syscall.close(sockets.1)
+            throw PluginError(.providerUnavailable, "cannot make the provider worker's temporary folder: \(error)")
+        }
+        sandbox.temporaryFolder = temporary?.path
+        let environment = WorkerProcessEnvironment.curated(Syscall.currentEnvironment, temporaryFolder: temporary?.path)
+        if sandbox.enabled {
+            sandbox.landlock = LandlockRules(
+                pluginPath: pluginPath, workerExecutable: executable,
+                mappedFiles: (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? "",
+                configSections: Array((config.providerConfiguration?.sections ?? [:]).values),
+                environment: Dictionary(environment.compactMap { entry in
+                    entry.firstIndex(of: "=").map { (String(entry[..<$0]), String(entry[entry.index(after: $0)...])) }
+                }, uniquingKeysWith: { _, last in last }),
+                vendorFolders: LandlockRules.vendorFolders(executableFolder: (executable as NSString).deletingLastPathComponent,
+                                                           currentFolder: FileManager.default.currentDirectoryPath),
+                temporaryFolder: temporary?.path).rules
+        }
         let workerConfig = ProviderWorkerConfig(
             pluginPath: pluginPath, parentPID: getpid(), protocolVersion: WorkerProtocol.version,
             memoryLimitBytes: config.memoryLimitBytes, niceIncrement: config.niceIncrement, logLevel: logLevel,
-            providerConfigPath: config.providerConfigPath, sandbox: sandbox)
+            receivesConfiguration: config.providerConfiguration != nil, sandbox: sandbox)
         let pid: pid_t
         do {
             pid = try loop.runOnLoop {
                 try Syscall.spawn(executable: executable, arguments: [executable, "provider-worker"] + workerConfig.arguments,
-                                  environment: WorkerProcessEnvironment.curated(Syscall.currentEnvironment), childDescriptor: sockets.1)
+                                  environment: environment, childDescriptor: sockets.1)
             }
         } catch {
             Syscall.close(sockets.0)
             Syscall.close(sockets.1)
+            temporary?.remove()
             throw PluginError(.providerUnavailable, "cannot start the provider worker \(executable): \(error)")
         }
         Syscall.close(sockets.1)
         let worker = WorkerProcess(pid: pid, pluginPath: pluginPath, memoryLimitBytes: config.memoryLimitBytes,
                                    spawnerPeakKilobytes: PeakResidentMemory.kilobytes() ?? 0,
-                                   deadlines: config.deadlines, logger: logger, onCrash: onCrash)
+                                   deadlines: config.deadlines, configuration: config.providerConfiguration, claims: claims, temporary: temporary,
+                                   logger: logger, onCrash: onCrash)
         do {
             let connection = try WorkerConnection(
                 descriptor: sockets.0, loop: loop,
@@ -105,8 +138,12 @@ final class WorkerProcess: @unchecked Sendable {
     }
 
     private init(pid: pid_t, pluginPath: String, memoryLimitBytes: UInt64?, spawnerPeakKilobytes: Int, deadlines: ProviderDeadlines,
+                 configuration: ProviderConfiguration?, claims: ConfigurationClaims, temporary: WorkerTemporaryFolder?,
                  logger: Logger, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void) {
         self.pid = pid
+        self.configuration = configuration
+        self.claims = claims
+        self.temporary = temporary
         self.spawnerPeakKilobytes = spawnerPeakKilobytes
         self.pluginPath = pluginPath
         self.memoryLimitBytes = memoryLimitBytes
@@ -263,6 +300,7 @@ final class WorkerProcess: @unchecked Sendable {
                 exit = WorkerExit(cause: .unknown)
             }
             grace.cancel()
+            temporary?.remove()
             ended(exit, protocolError: protocolError)
             reaped.signal()
         }
@@ -335,6 +373,17 @@ final class WorkerProcess: @unchecked Sendable {
             guard let pending = state.withLock({ $0.requests.removeValue(forKey: id) }) else { return }
             pending.result = result
             pending.done.signal()
+        case .configurationWanted(let ids):
+            // The sections of the ids the plugin declares, and no other: never the whole file.
+            let configured = configuration?.sections ?? [:]
+            let (granted, refused) = claims.grant(ids.filter { configured[$0] != nil }, to: pluginPath)
+            if !refused.isEmpty {
+                logger.error("a plugin declares providers whose configuration another plugin file has; it does not get it",
+                             metadata: ["providers": "\(refused)"])
+            }
+            let sections = configured.filter { granted.contains($0.key) }
+            logger.debug("provider configuration sent to the worker", metadata: ["sections": "\(sections.keys.sorted())"])
+            send(WorkerRequest.configure(sections: sections).encoded())
         case .log(let level, let message, let metadata):
             // The worker's own lines (its plugin registry's, the plugin's host->log) under the server's
             // logger, which already names the worker's pid and plugin.

@@ -259,9 +259,11 @@ struct WorkerEnvironment: Sendable {
     let logLevel: Logger.Level
     /// What every worker is told about its sandbox (the account is resolved once, at start).
     let sandbox: ProviderSandboxSettings
+    /// Which plugin file each provider config section went to.
+    let claims = ConfigurationClaims()
 
     func launch(_ pluginPath: String, onCrash: @escaping @Sendable (WorkerProcess, PluginError) -> Void) throws(PluginError) -> WorkerProcess {
-        try WorkerProcess.launch(executable: executable, pluginPath: pluginPath, config: config, sandbox: sandbox, loop: loop,
-                                 logLevel: logLevel, logger: logger, onCrash: onCrash)
+        try WorkerProcess.launch(executable: executable, pluginPath: pluginPath, config: config, sandbox: sandbox, claims: claims,
+                                 loop: loop, logLevel: logLevel, logger: logger, onCrash: onCrash)
     }
 }

@@ -49,6 +49,33 @@ extension Syscall {
         try check("seccomp(SECCOMP_SET_MODE_FILTER, TSYNC)") { speakersync_seccomp_install(getpid(), allowInet ? 1 : 0) }
     }
 
+    /// The kernel's Landlock ABI version, 0 when Landlock is absent or disabled.
+    static func landlockABI() -> Int32 {
+        speakersync_landlock_abi()
+    }
+
+    /// Makes this process not dumpable: its /proc memory, environment and descriptors then belong to
+    /// root, so another process of the same account (another worker) cannot open them.
+    static func makeUndumpable() throws(SystemCallError) {
+        try check("prctl(PR_SET_DUMPABLE, 0)") { speakersync_sandbox_set_dumpable(0) }
+    }
+
+    /// What the constructor before main did about Landlock: nil when it was not asked to; the ABI
+    /// enforced (0 when the kernel has none); or the failure.
+    static func earlyLandlock() -> Result<Int32, SystemCallError>? {
+        var error: Int32 = 0
+        var path: UnsafePointer<CChar>?
+        let status = speakersync_sandbox_early_landlock(&error, &path)
+        switch status {
+        case 0: return nil
+        case -1: return .success(0)
+        case -2:
+            let about = path.map { String(cString: $0) } ?? ""
+            return .failure(SystemCallError(call: about.isEmpty ? "landlock" : "landlock rule for \(about)", errno: error))
+        default: return .success(status)
+        }
+    }
+
     /// The account `name` as (uid, gid), or nil when it does not exist.
     static func account(named name: String) -> (uid: uid_t, gid: gid_t)? {
         guard let entry = getpwnam(name) else { return nil }

@@ -8,7 +8,7 @@ import PluginHost
 /// in that order, so the server matches a reply to the oldest request outstanding for its instance.
 public enum WorkerProtocol {
     /// Bumped whenever a frame changes. The server passes it to the worker, which refuses another.
-    public static let version: UInt32 = 2
+    public static let version: UInt32 = 3
     /// The largest frame either side accepts (an enrolment recording of 10 minutes is 38 MB of floats).
     public static let maximumFrameBytes = 64 << 20
 }
@@ -28,6 +28,10 @@ enum WorkerRequest: Equatable, Sendable {
     case checkOptions(request: UInt64, providerID: String, optionsJSON: String)
     /// The factory's embed_voice; reply `.answered` with the embedding.
     case embedVoice(request: UInt64, providerID: String, samples: [Float])
+    /// The answer to `.configurationWanted`, before the worker's `.ready`: the provider config
+    /// sections of the providers the worker's plugin declared (provider id → JSON object text), and
+    /// no other; empty when the server has none for them.
+    case configure(sections: [String: String])
 
     struct CreateRequest: Equatable, Sendable {
         var instance: UInt64
@@ -39,7 +43,7 @@ enum WorkerRequest: Equatable, Sendable {
     }
 
     private enum Kind: UInt8 {
-        case create = 1, push, finalize, destroy, checkOptions, embedVoice
+        case create = 1, push, finalize, destroy, checkOptions, embedVoice, configure
     }
 
     /// The whole frame, length prefix included.
@@ -80,6 +84,13 @@ enum WorkerRequest: Equatable, Sendable {
             writer.u64(request)
             writer.string(providerID)
             writer.floats(samples)
+        case .configure(let sections):
+            writer.u8(Kind.configure.rawValue)
+            writer.u32(UInt32(sections.count))
+            for (id, section) in sections.sorted(by: { $0.key < $1.key }) {
+                writer.string(id)
+                writer.string(section)
+            }
         }
         return Framing.sealed(writer.bytes)
     }
@@ -130,6 +141,13 @@ enum WorkerRequest: Equatable, Sendable {
             request = .checkOptions(request: try reader.u64(), providerID: try reader.string(), optionsJSON: try reader.string())
         case .embedVoice:
             request = .embedVoice(request: try reader.u64(), providerID: try reader.string(), samples: try reader.floats())
+        case .configure:
+            var sections: [String: String] = [:]
+            for _ in 0 ..< (try reader.count(minimumElementSize: 8, "config sections")) {
+                let id = try reader.string()
+                sections[id] = try reader.string()
+            }
+            request = .configure(sections: sections)
         }
         guard reader.isAtEnd else { throw WireError("\(kind) request has trailing bytes") }
         return request
@@ -164,9 +182,13 @@ enum WorkerReply: Equatable, Sendable {
     case answered(request: UInt64, result: Result<[Float], PluginError>)
     /// A log line from the worker or its plugin.
     case log(level: UInt8, message: String, metadata: [String: String])
+    /// Sent before `.ready` when the server has a provider config: the provider ids the plugin declared
+    /// when it was loaded without any configuration. The server answers `.configure` with those ids'
+    /// sections only, so a plugin never sees another provider's settings (the Falcon AccessKey).
+    case configurationWanted(providerIDs: [String])
 
     private enum Kind: UInt8 {
-        case ready = 64, created, createFailed, processed, finalized, instanceFailed, answered, log
+        case ready = 64, created, createFailed, processed, finalized, instanceFailed, answered, log, configurationWanted
     }
 
     /// The instance a reply is about, if any.
@@ -175,7 +197,7 @@ enum WorkerReply: Equatable, Sendable {
         case .created(let instance), .createFailed(let instance, _), .processed(let instance, _, _, _, _),
              .finalized(let instance, _, _, _), .instanceFailed(let instance, _):
             return instance
-        case .ready, .answered, .log:
+        case .ready, .answered, .log, .configurationWanted:
             return nil
         }
     }
@@ -253,6 +275,10 @@ enum WorkerReply: Equatable, Sendable {
                 writer.string(key)
                 writer.string(value)
             }
+        case .configurationWanted(let ids):
+            writer.u8(Kind.configurationWanted.rawValue)
+            writer.u32(UInt32(ids.count))
+            for id in ids { writer.string(id) }
         }
         return Framing.sealed(writer.bytes)
     }
@@ -317,6 +343,10 @@ enum WorkerReply: Equatable, Sendable {
                 metadata[key] = try reader.string()
             }
             reply = .log(level: level, message: message, metadata: metadata)
+        case .configurationWanted:
+            var ids: [String] = []
+            for _ in 0 ..< (try reader.count(minimumElementSize: 4, "provider ids")) { ids.append(try reader.string()) }
+            reply = .configurationWanted(providerIDs: ids)
         }
         guard reader.isAtEnd else { throw WireError("\(kind) reply has trailing bytes") }
         return reply

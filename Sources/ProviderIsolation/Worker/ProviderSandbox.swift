@@ -22,11 +22,25 @@ public struct ProviderSandboxSettings: Sendable, Equatable {
     public var account: Account
     /// Provider ids that may open AF_INET/AF_INET6 sockets (Falcon activates its licence online).
     public var networkProviders: [String]
+    /// The private temporary folder the server made for this worker (owned by its account, 0700, and
+    /// removed when the worker ends): the one folder Landlock lets it write.
+    public var temporaryFolder: String?
+    /// The files the worker may reach, put in force before main by provider_sandbox.c (empty: no
+    /// Landlock). The server computes them (`LandlockRules`).
+    var landlock: [LandlockRule] = []
 
-    public init(enabled: Bool, account: Account, networkProviders: [String]) {
+    public init(enabled: Bool, account: Account, networkProviders: [String], temporaryFolder: String? = nil) {
         self.enabled = enabled
         self.account = account
         self.networkProviders = networkProviders
+        self.temporaryFolder = temporaryFolder
+    }
+
+    /// Settings parsed back from worker arguments, Landlock rules included.
+    public init(enabled: Bool, account: Account, networkProviders: [String], temporaryFolder: String?,
+                landlockRead: [String], landlockWrite: [String]) {
+        self.init(enabled: enabled, account: account, networkProviders: networkProviders, temporaryFolder: temporaryFolder)
+        landlock = landlockRead.map { LandlockRule(path: $0, access: .read) } + landlockWrite.map { LandlockRule(path: $0, access: .readWrite) }
     }
 
     public static let disabled = ProviderSandboxSettings(enabled: false, account: .unchanged, networkProviders: [])
@@ -41,6 +55,10 @@ public struct ProviderSandboxSettings: Sendable, Equatable {
         case .missing(let reason): arguments += ["--sandbox-account-missing", reason]
         }
         for id in networkProviders { arguments += ["--sandbox-network-provider", id] }
+        if let temporaryFolder { arguments += ["--sandbox-temp", temporaryFolder] }
+        for rule in landlock {
+            arguments += [rule.access == .read ? "--landlock-read" : "--landlock-write", rule.path]
+        }
         return arguments
     }
 }
@@ -55,6 +73,7 @@ public struct ProviderSandboxError: Error, Sendable, CustomStringConvertible {
         case identity = "sandbox_identity"
         case noNewPrivileges = "sandbox_no_new_privs"
         case seccomp = "sandbox_seccomp"
+        case landlock = "sandbox_landlock"
         case parentGone = "sandbox_parent_gone"
         case verification = "sandbox_verification"
     }
@@ -65,19 +84,24 @@ public struct ProviderSandboxError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(code.rawValue): \(message)" }
 }
 
-/// Confines the worker in two steps around the plugin load:
+/// Confines the worker in three steps around the plugin load:
 ///
-/// - `prepare`: no_new_privs and, as root, an empty capability bounding set. Both are per thread and
+/// - `prepare`: no_new_privs, as root an empty capability bounding set, and the Landlock ruleset
+///   (`LandlockRules`, computed by the server and passed as arguments). All three are per thread and
 ///   inherited by threads started later, so provider_sandbox.c applies them in a constructor before
-///   main, while the worker has one thread; `prepare` checks that it did (or applies them itself when
-///   the constructor did not run).
-/// - `enforce`, once the plugin and its models are loaded (model files may be readable by root only):
-///   the unprivileged account (glibc's setresuid, then a signal for each live thread it skipped), no
-///   capabilities, and the seccomp filter on every thread (TSYNC). Then every thread is checked in
+///   main, while the worker has one thread (and signals the threads an earlier constructor started);
+///   `prepare` checks that it did (or applies the first two itself when the constructor did not run).
+/// - `becomeAccount`, before the plugin is loaded: as root, the unprivileged account (glibc's
+///   setresuid, then a signal for each live thread it skipped). The plugin's constructors and its
+///   init() run as that account: they cannot read what root alone may (the admin key file, the
+///   provider config file), and its models must be readable by the account.
+/// - `confine`, once the plugin and its models are loaded: no capabilities, a check that Landlock is
+///   in force, and the seccomp filter on every thread (TSYNC; whether the
+///   network stays open depends on the providers the plugin declared). Then every thread is checked in
 ///   /proc/self/task: a worker whose threads are not all as declared runs no provider.
 ///
-/// A layer the kernel lacks (seccomp not built in) is logged and skipped; anything else that fails
-/// is a `ProviderSandboxError`. Landlock is not applied yet (docs/security.md says why).
+/// A layer the kernel lacks (seccomp not built in, Landlock absent or disabled) is logged and skipped;
+/// anything else that fails is a `ProviderSandboxError`.
 struct ProviderSandbox {
     let settings: ProviderSandboxSettings
     let logger: Logger
@@ -123,38 +147,62 @@ struct ProviderSandbox {
         }
     }
 
-    /// `providerIDs`: what the loaded plugin offers (decides whether the network stays open).
-    /// `parentPID`: the server, whose death must still end this worker after the identity changes.
-    func enforce(providerIDs: [String], parentPID: Int32) throws(ProviderSandboxError) -> AppliedSandbox {
-        guard settings.enabled else { return AppliedSandbox(account: nil, seccomp: false, network: true) }
-        var account: (uid: UInt32, gid: UInt32)?
-        if startedAsRoot {
-            guard case .switchTo(let uid, let gid) = settings.account else {
-                throw ProviderSandboxError(code: .accountMissing, message: "the server runs as root and named no account for provider workers")
-            }
-            guard uid != 0, gid != 0 else {
-                throw ProviderSandboxError(code: .rootAccount, message: "the provider account is uid \(uid) gid \(gid); it must not be root")
-            }
-            do {
-                try Syscall.switchUser(uid: uid_t(uid), gid: gid_t(gid))
-                // glibc switches every thread it does not consider exiting; Dispatch's main thread is
-                // "exiting" yet alive (see speakersync_sandbox_switch_thread): switch those one by one.
-                for tid in ThreadCredentials.liveThreads(notRunningAs: uid) {
-                    try Syscall.switchThread(tid, uid: uid_t(uid), gid: gid_t(gid))
-                }
-            } catch {
-                throw ProviderSandboxError(code: .identity, message: "the worker could not become uid \(uid) gid \(gid): \(error)")
-            }
-            // A change of identity clears the parent-death signal: set it again, and end if the server
-            // died in between.
-            try? Syscall.setParentDeathSignal(SIGKILL)
-            guard getppid() == parentPID else { throw ProviderSandboxError(code: .parentGone, message: "the server ended") }
-            account = (uid, gid)
+    /// Before the plugin loads, as root: becomes the provider account. Returns it (nil when the worker
+    /// keeps the server's user). `parentPID`: the server, whose death must still end this worker after
+    /// the identity changes.
+    func becomeAccount(parentPID: Int32) throws(ProviderSandboxError) -> (uid: UInt32, gid: UInt32)? {
+        guard settings.enabled, startedAsRoot else { return nil }
+        guard case .switchTo(let uid, let gid) = settings.account else {
+            throw ProviderSandboxError(code: .accountMissing, message: "the server runs as root and named no account for provider workers")
         }
+        guard uid != 0, gid != 0 else {
+            throw ProviderSandboxError(code: .rootAccount, message: "the provider account is uid \(uid) gid \(gid); it must not be root")
+        }
+        do {
+            try Syscall.switchUser(uid: uid_t(uid), gid: gid_t(gid))
+            // glibc switches every thread it does not consider exiting; Dispatch's main thread is
+            // "exiting" yet alive (see speakersync_sandbox_switch_thread): switch those one by one.
+            for tid in ThreadCredentials.liveThreads(notRunningAs: uid) {
+                try Syscall.switchThread(tid, uid: uid_t(uid), gid: gid_t(gid))
+            }
+        } catch {
+            throw ProviderSandboxError(code: .identity, message: "the worker could not become uid \(uid) gid \(gid): \(error)")
+        }
+        // A change of identity clears the parent-death signal: set it again, and end if the server
+        // died in between.
+        try? Syscall.setParentDeathSignal(SIGKILL)
+        guard getppid() == parentPID else { throw ProviderSandboxError(code: .parentGone, message: "the server ended") }
+        return (uid, gid)
+    }
+
+    /// Once the plugin is loaded. `providerIDs`: what it offers (decides whether the network stays
+    /// open); `account`: what `becomeAccount` returned.
+    func confine(providerIDs: [String], account: (uid: UInt32, gid: UInt32)?) throws(ProviderSandboxError) -> AppliedSandbox {
+        guard settings.enabled else { return AppliedSandbox(account: nil, seccomp: false, network: true) }
         do {
             try Syscall.clearCapabilities()
         } catch {
             throw ProviderSandboxError(code: .capabilities, message: "the capabilities were not cleared: \(error)")
+        }
+        // The account switch already made a root-started worker undumpable; one started by a server
+        // that is not root shares its user with every other worker, so it is made so here.
+        do {
+            try Syscall.makeUndumpable()
+        } catch {
+            throw ProviderSandboxError(code: .identity, message: "the worker could not be made undumpable: \(error)")
+        }
+        var landlockABI: Int32 = 0
+        switch Syscall.earlyLandlock() {
+        case nil where !settings.landlock.isEmpty:
+            throw ProviderSandboxError(code: .landlock, message: "the Landlock rules were not applied before main")
+        case nil:
+            break
+        case .success(0):
+            logger.warning("Landlock is not available in this kernel; the worker's files are confined by its account alone")
+        case .success(let abi):
+            landlockABI = abi
+        case .failure(let error):
+            throw ProviderSandboxError(code: .landlock, message: "the Landlock ruleset was not applied: \(error)")
         }
         let network = providerIDs.contains { settings.networkProviders.contains($0) }
         var seccomp = true
@@ -167,22 +215,26 @@ struct ProviderSandbox {
         } catch {
             throw ProviderSandboxError(code: .seccomp, message: "the seccomp filter was not installed: \(error)")
         }
-        let applied = AppliedSandbox(account: account, seccomp: seccomp, network: network)
+        let applied = AppliedSandbox(account: account, seccomp: seccomp, network: network, landlockABI: landlockABI)
         try ThreadCredentials.verifyEveryThread(applied)
         logger.debug("provider sandbox applied", metadata: ["sandbox": "\(applied)"])
         return applied
     }
 }
 
-/// What `ProviderSandbox.enforce` put in place, which every thread is then checked against.
+/// What `ProviderSandbox.confine` put in place, which every thread is then checked against.
 struct AppliedSandbox: Sendable, CustomStringConvertible {
     var account: (uid: UInt32, gid: UInt32)?
     var seccomp: Bool
     var network: Bool
+    /// The Landlock ABI the ruleset was enforced with; 0 when the kernel has no Landlock. (The kernel
+    /// does not show a thread's Landlock domain in /proc, so it is not part of the per-thread check.)
+    var landlockABI: Int32 = 0
 
     var description: String {
         let who = account.map { "uid \($0.uid) gid \($0.gid)" } ?? "unchanged user"
-        return "\(who), no capabilities, no_new_privs, seccomp \(seccomp ? "on" : "unavailable"), network \(network ? "allowed" : "denied")"
+        let landlock = landlockABI > 0 ? "Landlock ABI \(landlockABI)" : "Landlock unavailable"
+        return "\(who), no capabilities, no_new_privs, \(landlock), seccomp \(seccomp ? "on" : "unavailable"), network \(network ? "allowed" : "denied")"
     }
 }
 

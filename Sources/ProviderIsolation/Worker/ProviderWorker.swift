@@ -18,14 +18,15 @@ public struct ProviderWorkerConfig: Sendable {
     /// Nice increment over the server's priority.
     public var niceIncrement: Int32
     public var logLevel: Logger.Level
-    /// The server's provider config file (`serve --provider-config`), which the worker reads itself.
-    public var providerConfigPath: String?
+    /// Whether the server has a provider config: the worker then asks it for its providers' sections
+    /// (`.configurationWanted`) over the socket. It never reads the file itself.
+    public var receivesConfiguration: Bool
     public var sandbox: ProviderSandboxSettings
 
     public init(pluginPath: String, parentPID: Int32, protocolVersion: UInt32, memoryLimitBytes: UInt64?,
-                niceIncrement: Int32, logLevel: Logger.Level, providerConfigPath: String? = nil,
+                niceIncrement: Int32, logLevel: Logger.Level, receivesConfiguration: Bool = false,
                 sandbox: ProviderSandboxSettings = .disabled) {
-        self.providerConfigPath = providerConfigPath
+        self.receivesConfiguration = receivesConfiguration
         self.sandbox = sandbox
         self.pluginPath = pluginPath
         self.parentPID = parentPID
@@ -40,7 +41,7 @@ public struct ProviderWorkerConfig: Sendable {
         var arguments = ["--plugin", pluginPath, "--parent-pid", "\(parentPID)", "--protocol", "\(protocolVersion)",
                          "--nice", "\(niceIncrement)", "--log-level", logLevel.rawValue]
         if let memoryLimitBytes { arguments += ["--memory-limit-bytes", "\(memoryLimitBytes)"] }
-        if let providerConfigPath { arguments += ["--provider-config", providerConfigPath] }
+        if receivesConfiguration { arguments += ["--receives-configuration"] }
         return arguments + sandbox.arguments
     }
 }
@@ -71,9 +72,13 @@ public enum ProviderWorker {
         // The sandbox's first step, taken before main by provider_sandbox.c's constructor (see ProviderSandbox).
         let sandbox = ProviderSandbox(settings: config.sandbox, logger: logger)
         var sandboxFailure: ProviderSandboxError?
+        var account: (uid: UInt32, gid: UInt32)?
         do {
             try sandbox.prepare()
+            // The plugin's own code runs from its load on: as the provider account already.
+            account = try sandbox.becomeAccount(parentPID: config.parentPID)
         } catch {
+            if error.code == .parentGone { _exit(0) }
             sandboxFailure = error
         }
         do {
@@ -82,25 +87,26 @@ public enum ProviderWorker {
         } catch {
             logger.warning("worker limits not applied", metadata: ["error": "\(error)"])
         }
-        var configuration = ProviderConfiguration.empty
-        if let path = config.providerConfigPath {
-            do {
-                configuration = try ProviderConfiguration.load(path: path)
-            } catch {
-                // The server read the same file at start; a file changed since is reported, not fatal.
-                logger.error("provider config not read; the plugin starts without it", metadata: ["error": "\(error.message)"])
-            }
+        if let sandboxFailure {
+            // Loading the plugin now would run its code with more than the sandbox declares: it is not
+            // loaded at all, and the server lists the file as failed with the reason.
+            let reason = "the provider sandbox could not be applied (\(sandboxFailure.code.rawValue)): \(sandboxFailure.message)"
+            logger.error("provider worker refuses to load its plugin", metadata: ["reason": "\(reason)"])
+            let failure = PluginLoadFailure(path: config.pluginPath, code: .sandboxFailed, message: reason)
+            outbox.send(.ready(WorkerManifest(protocolVersion: WorkerProtocol.version, providers: [], failures: [failure])))
+            let server = WorkerServer(registry: PluginRegistry(libraryPaths: [], logger: logger), outbox: outbox,
+                                      refusal: PluginError(.providerUnavailable, reason), logger: logger)
+            server.serve(descriptor: descriptor)
         }
-        let registry = PluginRegistry(libraryPaths: [config.pluginPath], configuration: configuration, logger: logger)
+        let (registry, _) = WorkerConfiguration.load(config, descriptor: descriptor, outbox: outbox, logger: logger)
         var providers = registry.providers.filter { if case .plugin = $0.kind { true } else { false } }.map {
             WorkerProvider(descriptor: $0, supportsVoiceEmbedding: registry.supportsVoiceEmbedding(providerID: $0.id))
         }
         // The plugin and its models are loaded: the rest of the sandbox, before any request is read.
-        if sandboxFailure == nil {
+        if config.sandbox.enabled {
             do {
-                _ = try sandbox.enforce(providerIDs: providers.map(\.descriptor.id), parentPID: config.parentPID)
+                _ = try sandbox.confine(providerIDs: providers.map(\.descriptor.id), account: account)
             } catch {
-                if error.code == .parentGone { _exit(0) }
                 sandboxFailure = error
             }
         }
@@ -175,11 +181,14 @@ final class WorkerServer: @unchecked Sendable {
             switch request {
             case .create(let create): outbox.send(.createFailed(instance: create.instance, error: refusal))
             case .checkOptions(let id, _, _), .embedVoice(let id, _, _): outbox.send(.answered(request: id, result: .failure(refusal)))
-            case .push, .finalize, .destroy: break
+            case .push, .finalize, .destroy, .configure: break
             }
             return
         }
         switch request {
+        case .configure:
+            // Only ever sent before `.ready` (WorkerConfiguration); a late one changes nothing.
+            logger.warning("a provider configuration after the plugin was loaded is ignored")
         case .create(let create):
             let instance = WorkerInstance(id: create.instance)
             instances[create.instance] = instance

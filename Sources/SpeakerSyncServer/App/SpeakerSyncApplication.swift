@@ -18,6 +18,8 @@ public final class SpeakerSyncApplication: Sendable {
     private let logger: Logger
     private let state = Mutex<Running?>(nil)
 
+    /// Sendable: it lives only inside `state` (a Mutex); some members (the embedded cluster, the
+    /// WebSocket server) are classes not declared Sendable that guard their own state.
     private struct Running: @unchecked Sendable {
         var cluster: EmbeddedPostgresCluster?
         var backend: PostgresBackend
@@ -76,17 +78,19 @@ public final class SpeakerSyncApplication: Sendable {
                                               audioRetentionDays: config.audioRetentionDays, logger: logger)
             storeMetrics.watchQueue(of: backend.writer)
             let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
-            // Read (and so checked) here, at start; workers read the same file themselves.
-            let providerConfiguration = try config.providerConfigPath.map { path throws(ProviderConfigurationError) in
+            // Read (and so checked) here, at start. Workers never read it: each is sent its own sections.
+            let fileConfiguration = try config.providerConfigPath.map { path throws(ProviderConfigurationError) in
                 try ProviderConfiguration.load(path: path)
-            } ?? .empty
+            }
+            // A provider secret given in the environment travels the same way, to its own worker only.
+            let providerConfiguration = (fileConfiguration ?? .empty).fillingSecrets(from: ProcessInfo.processInfo.environment)
             let plugins: any ProviderHost
             switch config.providerIsolation.mode {
             case .none:
                 plugins = PluginRegistry(directory: pluginsDirectory, configuration: providerConfiguration, logger: logger)
             case .process, .session:
                 var isolation = config.providerIsolation
-                isolation.providerConfigPath = config.providerConfigPath
+                isolation.providerConfiguration = fileConfiguration == nil && providerConfiguration.sections.isEmpty ? nil : providerConfiguration
                 plugins = try IsolatedProviderHost(directory: pluginsDirectory, config: isolation, logger: logger)
             }
             providerHost = plugins
