@@ -363,6 +363,13 @@ final class WorkerProcess: @unchecked Sendable {
     private func received(_ reply: WorkerReply) {
         switch reply {
         case .ready(let manifest):
+            // The worker refuses a server of another build (its argument); the server refuses a worker
+            // of another build too: the same executable on disk may have been replaced since start.
+            guard manifest.protocolVersion == WorkerProtocol.version else {
+                kill(PluginError(.providerUnavailable, "the provider worker for \(pluginPath) speaks worker protocol \(manifest.protocolVersion), "
+                    + "the server \(WorkerProtocol.version): not the same build; it was stopped"))
+                return
+            }
             state.withLock { $0.manifest = manifest }
             ready.signal()
         case .created(let id), .createFailed(let id, _), .processed(let id, _, _, _, _), .finalized(let id, _, _, _),

@@ -209,28 +209,8 @@ enum WorkerReply: Equatable, Sendable {
         case .ready(let manifest):
             writer.u8(Kind.ready.rawValue)
             writer.u32(manifest.protocolVersion)
-            writer.u32(UInt32(manifest.providers.count))
-            for provider in manifest.providers {
-                let d = provider.descriptor
-                writer.string(d.id)
-                writer.string(d.name)
-                writer.string(d.version)
-                writer.string(d.description)
-                writer.string(d.latencyClass.rawValue)
-                writer.string(d.licence)
-                if case .plugin(let path) = d.kind { writer.string(path) } else { writer.string("") }
-                writer.string(d.requirements)
-                writer.string(d.measured)
-                writer.optionalString(d.unavailableReason)
-                writer.bool(provider.supportsVoiceEmbedding)
-            }
-            writer.u32(UInt32(manifest.failures.count))
-            for failure in manifest.failures {
-                writer.string(failure.path)
-                writer.string(failure.code.rawValue)
-                writer.string(failure.message)
-                writer.optionalString(failure.providerID)
-            }
+            WireRecords.provider.writeList(manifest.providers, &writer)
+            WireRecords.loadFailure.writeList(manifest.failures, &writer)
         case .created(let instance):
             writer.u8(Kind.created.rawValue)
             writer.u64(instance)
@@ -291,28 +271,8 @@ enum WorkerReply: Equatable, Sendable {
         switch kind {
         case .ready:
             let version = try reader.u32()
-            var providers: [WorkerProvider] = []
-            for _ in 0 ..< (try reader.count(minimumElementSize: 38, "providers")) {
-                let id = try reader.string(), name = try reader.string(), version = try reader.string()
-                let description = try reader.string(), latencyText = try reader.string(), licence = try reader.string()
-                let path = try reader.string()
-                let requirements = try reader.string(), measured = try reader.string()
-                let unavailable = try reader.optionalString()
-                let embeds = try reader.bool()
-                guard let latency = LatencyClass(rawValue: latencyText) else { throw WireError("unknown latency class '\(latencyText)'") }
-                providers.append(WorkerProvider(
-                    descriptor: ProviderDescriptor(id: id, name: name, version: version, description: description,
-                                                   latencyClass: latency, licence: licence, kind: .plugin(path: path),
-                                                   requirements: requirements, measured: measured, unavailableReason: unavailable),
-                    supportsVoiceEmbedding: embeds))
-            }
-            var failures: [PluginLoadFailure] = []
-            for _ in 0 ..< (try reader.count(minimumElementSize: 13, "load failures")) {
-                let path = try reader.string(), codeText = try reader.string(), message = try reader.string()
-                let provider = try reader.optionalString()
-                guard let code = PluginLoadFailure.Code(rawValue: codeText) else { throw WireError("unknown load failure code '\(codeText)'") }
-                failures.append(PluginLoadFailure(path: path, code: code, message: message, providerID: provider))
-            }
+            let providers = try WireRecords.provider.readList(&reader, "providers")
+            let failures = try WireRecords.loadFailure.readList(&reader, "load failures")
             reply = .ready(WorkerManifest(protocolVersion: version, providers: providers, failures: failures))
         case .created:
             reply = .created(instance: try reader.u64())
@@ -368,7 +328,6 @@ enum WorkerReply: Equatable, Sendable {
         return PluginError(code, message, status: hasStatus ? status : nil)
     }
 
-    /// Turns as 32 bytes each: id, speaker, start, end, confidence, removed.
     private static func write(_ profiles: [Int32: SpeakerProfile], _ writer: inout WireWriter) {
         writer.u32(UInt32(profiles.count))
         for (speaker, profile) in profiles.sorted(by: { $0.key < $1.key }) {
@@ -389,28 +348,11 @@ enum WorkerReply: Equatable, Sendable {
     }
 
     private static func write(_ turns: [ProviderTurn], _ writer: inout WireWriter) {
-        writer.u32(UInt32(turns.count))
-        for turn in turns {
-            writer.u64(turn.turnID)
-            writer.i32(turn.speaker)
-            writer.f64(turn.startSeconds)
-            writer.f64(turn.endSeconds)
-            writer.f32(Float(turn.confidence))
-            writer.bool(turn.isRemoved)
-        }
+        WireRecords.turn.writeList(turns, &writer)
     }
 
     private static func readTurns(_ reader: inout WireReader) throws(WireError) -> [ProviderTurn] {
-        let count = try reader.count(minimumElementSize: 33, "turns")
-        var turns: [ProviderTurn] = []
-        turns.reserveCapacity(count)
-        for _ in 0 ..< count {
-            let id = try reader.u64(), speaker = try reader.i32(), start = try reader.f64(), end = try reader.f64()
-            let confidence = Double(try reader.f32())
-            turns.append(ProviderTurn(turnID: id, speaker: speaker, startSeconds: start, endSeconds: end,
-                                      confidence: confidence, isRemoved: try reader.bool()))
-        }
-        return turns
+        try WireRecords.turn.readList(&reader, "turns")
     }
 }
 
