@@ -12,6 +12,8 @@ import Synchronization
 /// providers are made in the ABI's init() from the host connection and dropped in deinit(). Each
 /// plugin library has its own copy of this module, so the state below is per plugin.
 public enum PluginEntryTables {
+    /// Sendable: it lives only inside the `loaded` mutex; the pointers are this module's own
+    /// allocations, freed in deinit.
     private struct Loaded: @unchecked Sendable {
         var providers: [any PluginProvider]
         var factories: [UnsafeMutablePointer<speakersync_factory_t>]
@@ -19,6 +21,7 @@ public enum PluginEntryTables {
         var strings: [UnsafeMutablePointer<CChar>]
     }
 
+    /// Sendable: it lives only inside the `plugin` mutex; `entry` is allocated once and never freed.
     private struct Plugin: @unchecked Sendable {
         var name: String
         var initialize: (PluginHostConnection) throws -> [any PluginProvider]

@@ -3,6 +3,8 @@ import Logging
 
 /// The host table a plugin's init() received, as Swift: a logger that writes through `host->log`, and
 /// the operator's provider configuration (revision 4's `provider_config`, nil from older hosts).
+/// Sendable: the host table is the host's, immutable and valid until deinit, and its callbacks may be
+/// called from any thread (speakersync_plugin.h).
 public struct PluginHostConnection: @unchecked Sendable {
     public let logger: Logger
     private let host: UnsafePointer<speakersync_host_t>

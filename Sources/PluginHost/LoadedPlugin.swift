@@ -122,6 +122,7 @@ final class LoadedPlugin: @unchecked Sendable {
 }
 
 extension LoadedPlugin {
+    /// Sendable: `plugin` is read and written only inside the `loaded` mutex below.
     private final class WeakPlugin: @unchecked Sendable {
         weak var plugin: LoadedPlugin?
         init(_ plugin: LoadedPlugin) { self.plugin = plugin }

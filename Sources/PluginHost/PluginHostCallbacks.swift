@@ -8,7 +8,8 @@ import Logging
 
 /// What a plugin's host callbacks reach: the registry's logger, tagged with the plugin's path, and the
 /// operator's provider configuration. Reached through `host_data`, because a C function pointer cannot
-/// capture context.
+/// capture context. Sendable: every member is immutable after init (the C strings are written once
+/// and freed in deinit), and the logger is thread-safe.
 final class PluginHostContext: @unchecked Sendable {
     let logger: Logger
     let path: String

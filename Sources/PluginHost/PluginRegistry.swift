@@ -30,7 +30,9 @@ public final class PluginRegistry: Sendable {
     private let factories: [String: Factory]
     private let logger: Logger
 
-    /// A plugin factory and the library that must outlive it.
+    /// A plugin factory and the library that must outlive it. Sendable: the table is the plugin's
+    /// const, static factory (valid until deinit, which `plugin` postpones), and the ABI lets any thread
+    /// call its functions.
     private struct Factory: @unchecked Sendable {
         let plugin: LoadedPlugin
         let table: UnsafePointer<speakersync_factory_t>

@@ -4,7 +4,8 @@ import Foundation
 /// Falcon engines): made as needed up to `maximum`, each lent to one caller at a time and kept for the
 /// next; callers wait while all are busy. A provider makes the first beforehand (`init(first:…)`), so a
 /// resource that cannot be made fails its load, not a session; the speech recognisers are made on
-/// first use (`init(maximum:make:)`).
+/// first use (`init(maximum:make:)`). Sendable: `idle` and `made` are touched only while `condition`
+/// is locked, and a lent resource belongs to one caller until it is given back.
 public final class ResourcePool<Resource, Failure: Error>: @unchecked Sendable {
     private let make: () throws(Failure) -> Resource
     public let maximum: Int

@@ -7,7 +7,8 @@ import VoiceActivity
 /// clustering by cosine distance (a known number of speakers, or a distance threshold).
 ///
 /// Both model files are checked first (`SherpaOnnxModelCheck`). `process` is not reentrant: one call
-/// at a time per diarizer (the clustering settings are the object's).
+/// at a time per diarizer (the clustering settings are the object's). Sendable so a pool
+/// (`OfflineDiarizerPool`) can lend it across threads: the pool guarantees the one caller at a time.
 public final class OfflineSpeakerDiarizer: @unchecked Sendable {
     /// One stretch of one speaker. Speaker ids are the library's cluster numbers (gaps are possible).
     public struct Segment: Sendable, Equatable {

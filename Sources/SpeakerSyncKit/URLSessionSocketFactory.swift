@@ -26,6 +26,8 @@ public final class URLSessionSocketFactory: SessionSocketFactory {
         return socket
     }
 
+    /// Sendable: its stored properties are immutable or atomic, and URLSessionWebSocketTask is
+    /// thread-safe (Foundation serialises its calls), though not declared Sendable on every platform.
     private final class Socket: SessionSocket, @unchecked Sendable {
         let task: URLSessionWebSocketTask
         let events: @Sendable (SessionSocketEvent) -> Void

@@ -109,7 +109,8 @@ struct IsolationBench: ParsableCommand {
         return own + workers.reduce(0) { $0 + ServerProcess.cpuSeconds(pid: $1, includingReapedChildren: false) }
     }
 
-    /// One session: pushes a chunk and waits for its turns.
+    /// One session: pushes a chunk and waits for its turns. Sendable: `session` is set before the
+    /// first push and `lastCPU` is touched only on `queue`.
     final class Client: @unchecked Sendable {
         let queue: DispatchQueue
         let replied = DispatchSemaphore(value: 0)

@@ -6,6 +6,7 @@ import TranscriptMerge
 
 /// PostgreSQL behind the sessions (`SessionStore`) and the HTTP routes (`ConversationReader`):
 /// migrations at start, the batched `StoreWriter` for session steps, the repository for reads.
+/// Sendable: every member is immutable after init and each guards its own connections.
 final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, DeviceDirectory, LabellingDirectory, ConversationEraser, @unchecked Sendable {
     let writer: StoreWriter
     /// Reads for HTTP routes (a pool of their own).
