@@ -75,6 +75,8 @@ let package = Package(
         .target(name: "DiarizationScoring"),
         // SplitMix64: reproducible randomness for synthesis, dither, k-means starts and tests.
         .target(name: "DeterministicRandom"),
+        // Small statistics every layer reports with (percentiles): no dependency of its own.
+        .target(name: "Statistics"),
         .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
         .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
 
@@ -144,7 +146,7 @@ let package = Package(
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec", "FLACCodec",
-            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring", "SpeechRecognition", "DeterministicRandom",
+            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring", "SpeechRecognition", "DeterministicRandom", "Statistics",
             .product(name: "Logging", package: "swift-log"),
         ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
                        "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {
@@ -152,7 +154,7 @@ let package = Package(
             .embedInCode("Console/Assets/\($0)")
         }),
         .target(name: "SpeakerSyncEval", dependencies: [
-            "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport",
+            "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport", "Statistics",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync", dependencies: [
@@ -246,6 +248,7 @@ let package = Package(
         .testTarget(name: "StreamingDiarizationTests", dependencies: [
             "StreamingDiarization", "SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "StatisticsTests", dependencies: ["Statistics"]),
         .testTarget(name: "SpeakerSyncEvalTests", dependencies: [
             "SpeakerSyncEval", "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "SpeakerSyncServer",
             "MeetingSynth", "WebSocketTransport", "TestSupport", .product(name: "Logging", package: "swift-log"),

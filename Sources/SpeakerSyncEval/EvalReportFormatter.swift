@@ -1,5 +1,6 @@
 import DiarizationScoring
 import Foundation
+import Statistics
 
 /// Renders an `EvalSummary` as an aligned text table (one row per file plus the total) or as JSON.
 public enum EvalReportFormatter {

@@ -1,4 +1,5 @@
 import DiarizationScoring
+import Statistics
 
 /// Totals over all recordings, pooled the way the field pools them: DER and JER components summed
 /// over files (not averaged per file), WDER counts summed, latency percentiles over all words.

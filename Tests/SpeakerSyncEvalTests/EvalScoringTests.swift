@@ -97,12 +97,4 @@ import Testing
         #expect(table.split(separator: "\n").count == 4)
         #expect(EvalReportFormatter.json(summary).contains("\"der_collar_0_25\""))
     }
-
-    @Test func nearestRankPercentiles() {
-        let values = (1 ... 100).map(Double.init)
-        let p = Percentiles(values.shuffled())
-        #expect(p.p50 == 50 && p.p95 == 95 && p.p99 == 99 && p.max == 100 && p.count == 100)
-        #expect(Percentiles([]).p50 == nil)
-        #expect(Percentiles([7]).p99 == 7)
-    }
 }

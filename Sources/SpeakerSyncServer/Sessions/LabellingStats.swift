@@ -1,5 +1,5 @@
 import Foundation
-import SpeakerSyncEval
+import Statistics
 
 /// A labelling's figures as stored with it (`labellings.stats`) and reported by compare: what one
 /// provider did with one session's audio.

@@ -1,6 +1,6 @@
 import Foundation
-import SpeakerSyncEval
 import TranscriptMerge
+import Statistics
 
 /// What the console shows of a running session: who, with which provider, how far, how fast, and
 /// (when asked for) its transcript as the device sees it now. Taken on the session's queue, so the
