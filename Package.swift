@@ -94,15 +94,18 @@ let package = Package(
         .target(name: "WebSocketTransport", dependencies: [
             "CLibWebSockets", .product(name: "Logging", package: "swift-log"),
         ]),
+        // What every provider host offers (ProviderHost, ProviderSession, descriptors, turns, errors):
+        // implemented in process by PluginHost and in workers by ProviderIsolation.
+        .target(name: "ProviderInterface"),
         .target(name: "PluginHost", dependencies: [
-            "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
+            "ProviderInterface", "CSpeakerSyncPluginABI", .product(name: "Logging", package: "swift-log"),
         ]),
         // Provider workers: plugins run in child processes the server starts from its own binary
         // (`speakersync provider-worker`), so a crashing or hanging provider fails only its sessions;
         // provider_sandbox.c confines them (docs/security.md, "The provider sandbox").
         .target(name: "CProviderProcess"),
         .target(name: "ProviderIsolation", dependencies: [
-            "PluginHost", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
+            "ProviderInterface", "PluginHost", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MeetingSynth", dependencies: ["DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).

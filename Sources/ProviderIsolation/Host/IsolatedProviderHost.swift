@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+// PluginHost only for `PluginRegistry.libraryPaths`: the folder is listed the same way in process and
+// in workers. Everything else here is ProviderInterface.
 import PluginHost
 import Synchronization
 

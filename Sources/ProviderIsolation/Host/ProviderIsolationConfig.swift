@@ -1,4 +1,4 @@
-import PluginHost
+import ProviderInterface
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import Dispatch
-import PluginHost
+import ProviderInterface
 import Synchronization
 
 /// A session's provider instance inside a worker process. `push` and `finalize` write a frame and

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
-import PluginHost
+import ProviderInterface
 import Synchronization
 
 /// One provider worker process as the server sees it: its pid, its socket, the instances and requests

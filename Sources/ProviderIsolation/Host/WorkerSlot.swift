@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PluginHost
+import ProviderInterface
 import Synchronization
 
 /// One plugin file's workers: the shared worker (all instances in `process` mode; enrolment and the

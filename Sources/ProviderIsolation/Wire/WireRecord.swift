@@ -1,4 +1,4 @@
-import PluginHost
+import ProviderInterface
 
 /// A record on the worker wire defined once, as a table of its fields in order: the writer, the reader
 /// and the smallest encoded size (which bounds a declared count against the bytes left) all come from

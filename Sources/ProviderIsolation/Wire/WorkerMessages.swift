@@ -1,4 +1,4 @@
-import PluginHost
+import ProviderInterface
 
 /// The frames between the server and a provider worker over their socket pair.
 ///
