@@ -114,11 +114,21 @@ public final class SpeakerSyncApplication: Sendable {
             let rediarization = DiarizationJobService(queue: backend.jobs, directory: backend, providers: plugins, merge: config.merge, logger: logger)
             let readiness = ReadinessProbe(connectionString: connectionString, logger: logger)
             readiness.start()
-            let api = APIHandler(reader: backend, voices: backend, providers: plugins, defaultProvider: sessionConfig.defaultProvider,
-                                 isolation: config.providerIsolation.mode.rawValue, gate: gate, credentials: credentials,
-                                 metrics: metrics, sessions: manager, testRecordings: testRecordings, devices: backend,
-                                 labellings: backend, eraser: backend, rediarization: rediarization,
-                                 jobShares: config.jobShares, merge: config.merge, readiness: readiness, logger: logger)
+            var services = APIServices(reader: backend, providers: plugins)
+            services.voices = backend
+            services.defaultProvider = sessionConfig.defaultProvider
+            services.isolation = config.providerIsolation.mode.rawValue
+            services.credentials = credentials
+            services.sessions = manager
+            services.testRecordings = testRecordings
+            services.devices = backend
+            services.labellings = backend
+            services.eraser = backend
+            services.rediarization = rediarization
+            services.jobShares = config.jobShares
+            services.merge = config.merge
+            services.readiness = readiness
+            let api = APIHandler(services: services, gate: gate, metrics: metrics, logger: logger)
             var transportConfig = WebSocketServerConfig.default
             transportConfig.host = config.host
             transportConfig.port = config.port

@@ -39,30 +39,26 @@ final class APIHandler: HTTPHandler, Sendable {
     private let workers = DispatchQueue(label: "speakersync.http", attributes: .concurrent)
     static let maxPageSize = 200
 
-    init(reader: any ConversationReader, voices: (any VoiceDirectory)? = nil, providers: any ProviderHost,
-         defaultProvider: String? = nil, isolation: String = "none", gate: AccessGate, credentials: CredentialService? = nil,
-         metrics: ServerMetrics = ServerMetrics(), sessions: SessionManager? = nil,
-         testRecordings: TestRecordingService? = nil, devices: (any DeviceDirectory)? = nil,
-         labellings: (any LabellingDirectory)? = nil, eraser: (any ConversationEraser)? = nil,
-         rediarization: DiarizationJobService? = nil, jobShares: JobShareConfig = .default, merge: MergeConfig = .default,
-         readiness: ReadinessProbe? = nil, logger: Logger) {
-        self.readiness = readiness
-        self.jobShares = jobShares
-        self.eraser = eraser
-        self.rediarization = rediarization
-        self.devices = devices
-        self.labellingDirectory = labellings
-        self.merge = merge
-        self.sessions = sessions
-        self.testRecordings = testRecordings
+    /// `services`: what the routes read and change; `gate`: who may do what; `metrics`: the counters
+    /// every request adds to.
+    init(services: APIServices, gate: AccessGate, metrics: ServerMetrics = ServerMetrics(), logger: Logger) {
+        reader = services.reader
+        voices = services.voices
+        providers = services.providers
+        defaultProvider = services.defaultProvider
+        isolation = services.isolation
+        credentials = services.credentials
+        sessions = services.sessions
+        testRecordings = services.testRecordings
+        devices = services.devices
+        labellingDirectory = services.labellings
+        eraser = services.eraser
+        rediarization = services.rediarization
+        jobShares = services.jobShares
+        merge = services.merge
+        readiness = services.readiness
         self.gate = gate
         self.metrics = metrics
-        self.credentials = credentials
-        self.isolation = isolation
-        self.reader = reader
-        self.voices = voices
-        self.defaultProvider = defaultProvider
-        self.providers = providers
         self.logger = logger
     }
 
