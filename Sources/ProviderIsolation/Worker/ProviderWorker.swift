@@ -154,25 +154,8 @@ final class WorkerServer: @unchecked Sendable {
     /// Serves requests until the server closes the socket; never returns. The calling thread only
     /// waits: the executor's threads take turns reading (see `InstanceExecutor`).
     func serve(descriptor: Int32) -> Never {
-        var frames = FrameBuffer()
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        executor.start { [self] in
-            let count: Int
-            do {
-                guard let read = try Syscall.readSome(descriptor, into: chunk), read > 0 else { _exit(0) }
-                count = read
-            } catch {
-                _exit(0)
-            }
-            frames.append(UnsafeRawBufferPointer(rebasing: chunk[0 ..< count]))
-            do {
-                try frames.drain { payload in handle(try WorkerRequest.decode(payload)) }
-            } catch {
-                logger.critical("unreadable request from the server; the worker stops", metadata: ["error": "\(error)"])
-                Thread.sleep(forTimeInterval: 0.2)
-                _exit(3)
-            }
-        }
+        let reader = WorkerRequestReader(descriptor: descriptor, chunkBytes: 256 << 10, logger: logger)
+        executor.start { [self] in reader.readOnce(handle) }
         while true { pause() }
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import PluginHost
@@ -37,30 +34,14 @@ enum WorkerConfiguration {
 
     /// Reads frames until the server's `.configure`; the server sends nothing else before `.ready`.
     private static func waitForSections(descriptor: Int32, logger: Logger) -> [String: String] {
-        var frames = FrameBuffer()
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        defer { chunk.deallocate() }
+        let reader = WorkerRequestReader(descriptor: descriptor, chunkBytes: 64 << 10, logger: logger)
         var answer: [String: String]?
         while answer == nil {
-            let count: Int
-            do {
-                guard let read = try Syscall.readSome(descriptor, into: chunk), read > 0 else { _exit(0) }
-                count = read
-            } catch {
-                _exit(0)
-            }
-            frames.append(UnsafeRawBufferPointer(rebasing: chunk[0 ..< count]))
-            do {
-                try frames.drain { payload in
-                    guard answer == nil, case .configure(let sections) = try WorkerRequest.decode(payload) else {
-                        throw WireError("a request before the provider configuration")
-                    }
-                    answer = sections
+            reader.readOnce { request in
+                guard answer == nil, case .configure(let sections) = request else {
+                    throw WireError("a request before the provider configuration")
                 }
-            } catch {
-                logger.critical("unreadable configuration from the server; the worker stops", metadata: ["error": "\(error)"])
-                Thread.sleep(forTimeInterval: 0.2)
-                _exit(3)
+                answer = sections
             }
         }
         return answer!
