@@ -21,7 +21,6 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option(name: .customLong("sandbox-gid")) var sandboxGID: UInt32?
     @Option(name: .customLong("sandbox-account-missing")) var sandboxAccountMissing: String?
     @Option(name: .customLong("sandbox-network-provider")) var sandboxNetworkProviders: [String] = []
-    @Option(name: .customLong("sandbox-temp")) var sandboxTemporaryFolder: String?
     /// Read by provider_sandbox.c's constructor before main; parsed here so they are accepted.
     @Option(name: .customLong("landlock-read")) var landlockRead: [String] = []
     @Option(name: .customLong("landlock-write")) var landlockWrite: [String] = []
@@ -37,7 +36,7 @@ struct ProviderWorkerCommand: ParsableCommand {
             account = .unchanged
         }
         return ProviderSandboxSettings(enabled: true, account: account, networkProviders: sandboxNetworkProviders,
-                                       temporaryFolder: sandboxTemporaryFolder, landlockRead: landlockRead, landlockWrite: landlockWrite)
+                                       landlockRead: landlockRead, landlockWrite: landlockWrite)
     }
 
     func run() throws {

@@ -86,16 +86,14 @@ final class WorkerProcess: @unchecked Sendable {
             Syscall.close(sockets.1)
             throw PluginError(.providerUnavailable, "cannot make the provider worker's temporary folder: \(error)")
         }
-        sandbox.temporaryFolder = temporary?.path
         let environment = WorkerProcessEnvironment.curated(Syscall.currentEnvironment, temporaryFolder: temporary?.path)
         if sandbox.enabled {
             sandbox.landlock = LandlockRules(
                 pluginPath: pluginPath, workerExecutable: executable,
                 mappedFiles: (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? "",
                 configSections: Array((config.providerConfiguration?.sections ?? [:]).values),
-                environment: Dictionary(environment.compactMap { entry in
-                    entry.firstIndex(of: "=").map { (String(entry[..<$0]), String(entry[entry.index(after: $0)...])) }
-                }, uniquingKeysWith: { _, last in last }),
+                // The variables the worker gets (`curated` below adds only TMPDIR, which names no model).
+                environment: ProcessInfo.processInfo.environment.filter { WorkerProcessEnvironment.passes($0.key) },
                 vendorFolders: LandlockRules.vendorFolders(executableFolder: (executable as NSString).deletingLastPathComponent,
                                                            currentFolder: FileManager.default.currentDirectoryPath),
                 temporaryFolder: temporary?.path).rules

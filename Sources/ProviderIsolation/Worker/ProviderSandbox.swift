@@ -22,24 +22,19 @@ public struct ProviderSandboxSettings: Sendable, Equatable {
     public var account: Account
     /// Provider ids that may open AF_INET/AF_INET6 sockets (Falcon activates its licence online).
     public var networkProviders: [String]
-    /// The private temporary folder the server made for this worker (owned by its account, 0700, and
-    /// removed when the worker ends): the one folder Landlock lets it write.
-    public var temporaryFolder: String?
     /// The files the worker may reach, put in force before main by provider_sandbox.c (empty: no
     /// Landlock). The server computes them (`LandlockRules`).
     var landlock: [LandlockRule] = []
 
-    public init(enabled: Bool, account: Account, networkProviders: [String], temporaryFolder: String? = nil) {
+    public init(enabled: Bool, account: Account, networkProviders: [String]) {
         self.enabled = enabled
         self.account = account
         self.networkProviders = networkProviders
-        self.temporaryFolder = temporaryFolder
     }
 
     /// Settings parsed back from worker arguments, Landlock rules included.
-    public init(enabled: Bool, account: Account, networkProviders: [String], temporaryFolder: String?,
-                landlockRead: [String], landlockWrite: [String]) {
-        self.init(enabled: enabled, account: account, networkProviders: networkProviders, temporaryFolder: temporaryFolder)
+    public init(enabled: Bool, account: Account, networkProviders: [String], landlockRead: [String], landlockWrite: [String]) {
+        self.init(enabled: enabled, account: account, networkProviders: networkProviders)
         landlock = landlockRead.map { LandlockRule(path: $0, access: .read) } + landlockWrite.map { LandlockRule(path: $0, access: .readWrite) }
     }
 
@@ -55,7 +50,6 @@ public struct ProviderSandboxSettings: Sendable, Equatable {
         case .missing(let reason): arguments += ["--sandbox-account-missing", reason]
         }
         for id in networkProviders { arguments += ["--sandbox-network-provider", id] }
-        if let temporaryFolder { arguments += ["--sandbox-temp", temporaryFolder] }
         for rule in landlock {
             arguments += [rule.access == .read ? "--landlock-read" : "--landlock-write", rule.path]
         }
