@@ -102,25 +102,61 @@ final class APIHandler: HTTPHandler, Sendable {
                     let principal = try? gate.principal(httpHeaders: request.headers).get()
                     // Worker pids, plugin paths and server-wide memory are the operator's: a device learns up or not.
                     response = try health(detailed: principal?.isAdmin == true)
+                case .success(let route) where SessionRoutes.answers(route):
+                    let principal = try gate.principal(httpHeaders: request.headers).get()
+                    try answerLater(route, request, as: principal) { [self] result in
+                        let response: HTTPResponse
+                        switch result {
+                        case .success(let answered): response = answered
+                        case .failure(let error): response = errorResponse(error, request, requestID: requestID)
+                        }
+                        count(matched, status: response.status)
+                        respond(response)
+                    }
+                    return
                 case .success(let route):
                     // Checked again here: admission ran before the body, and a revocation may have come between.
                     let principal = try gate.principal(httpHeaders: request.headers).get()
                     response = try answer(route, request, as: principal)
                 }
-            } catch let error as APIError {
-                response = Self.json(error.jsonObject(requestID: requestID), status: error.status,
-                                     headers: error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : [])
             } catch {
-                // The detail (SQL state, connection text, socket paths) goes to the log under the
-                // request id; the client gets a stable code and the id to quote.
-                let failure = Self.unexpected(error)
-                logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "request_id": "\(requestID)",
-                                                               "error": "\(error)"])
-                response = Self.json(failure.jsonObject(requestID: requestID), status: failure.status,
-                                     headers: failure.status == 503 ? [("retry-after", "2")] : [])
+                response = errorResponse(error, request, requestID: requestID)
             }
             count(matched, status: response.status)
             respond(response)
+        }
+    }
+
+    /// A route's error as its response: an `APIError` as it says; anything else logged under the
+    /// request id, the client getting a stable code and the id to quote (never SQL state,
+    /// connection text or socket paths).
+    private func errorResponse(_ error: any Error, _ request: HTTPRequest, requestID: String) -> HTTPResponse {
+        if let error = error as? APIError {
+            return Self.json(error.jsonObject(requestID: requestID), status: error.status,
+                             headers: error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : [])
+        }
+        let failure = Self.unexpected(error)
+        logger.error("HTTP request failed", metadata: ["path": "\(Redaction.path(request.path))", "request_id": "\(requestID)",
+                                                       "error": "\(error)"])
+        return Self.json(failure.jsonObject(requestID: requestID), status: failure.status,
+                         headers: failure.status == 503 ? [("retry-after", "2")] : [])
+    }
+
+    /// The routes a running session answers (`SessionRoutes`): handed over with the principal, and
+    /// answered from the session's callback, so this worker does not wait for a session's queue.
+    private func answerLater(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal,
+                             reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) throws {
+        let routes = SessionRoutes(sessions: sessions, devices: devices, workers: workers)
+        switch route {
+        case .liveSessions:
+            routes.list(as: principal, reply: reply)
+        case .liveSession(let id):
+            routes.one(conversationID: id, as: principal, reply: reply)
+        case .changeSpeaker(let id, let label):
+            _ = try visibleConversation(id, as: principal)
+            routes.changeSpeaker(conversationID: id, label: label, request, reply: reply)
+        default:
+            throw APIError(status: 404, code: "not_found", message: "no such route")
         }
     }
 
@@ -365,9 +401,6 @@ final class APIHandler: HTTPHandler, Sendable {
             return try deviceRoutes().settings(deviceID, request, as: principal)
         case .listDevices:
             return try deviceRoutes().list(as: principal)
-        case .changeSpeaker(let id, let label):
-            _ = try visibleConversation(id, as: principal)
-            return try deviceRoutes().changeSpeaker(conversationID: id, label: label, request)
         case .whoami:
             return Self.json([
                 "role": principal.isAdmin ? "admin" : "device",
@@ -375,14 +408,8 @@ final class APIHandler: HTTPHandler, Sendable {
                 "auth": gate.config.mode == .required ? "required" : "off",
                 "default_provider": defaultProvider as Any? ?? NSNull(),
             ])
-        case .liveSessions:
-            let live = sessions?.liveSessions(visibleTo: principal) ?? []
-            return Self.json(["sessions": live.map { $0.jsonObject() }])
-        case .liveSession(let id):
-            guard let snapshot = sessions?.liveSession(conversationID: id, visibleTo: principal) else {
-                throw APIError(status: 404, code: "session_not_found", message: "no session of conversation '\(id)' is running on this server")
-            }
-            return Self.json(snapshot.jsonObject())
+        case .liveSessions, .liveSession, .changeSpeaker:
+            throw APIError(status: 500, code: "internal_error", message: "answered by SessionRoutes")
         case .startTestRecording, .listTestRecordings, .testRecording:
             guard let testRecordings else { throw APIError(status: 404, code: "not_found", message: "this server runs no test recordings") }
             return try TestRecordingRoutes(service: testRecordings, providers: providers, defaultProvider: defaultProvider,

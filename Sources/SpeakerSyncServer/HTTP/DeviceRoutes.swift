@@ -72,19 +72,6 @@ struct DeviceRoutes {
         ]
     }
 
-    /// Rename or merge a speaker: through the conversation's live session when it runs here, else in
-    /// PostgreSQL. The caller has checked the conversation is visible to it.
-    func changeSpeaker(conversationID: String, label: String, _ request: HTTPRequest) throws -> HTTPResponse {
-        let change = try SpeakerChange.parse(request.body)
-        if let runner = sessions?.runner(conversationID: conversationID), let result = runner.changeSpeaker(label, change) {
-            return APIHandler.json(Self.speakersObject(conversationID, try result.get(), live: true))
-        }
-        var registry = SpeakerRegistry(speakers: try devices.speakers(conversationID: conversationID), keyLabels: [:])
-        let applied = try change.apply(to: &registry, label: label)
-        try devices.saveSpeakers(conversationID: conversationID, applied.changed.compactMap { registry.speaker($0) }, relabel: applied.merged.map { (from: $0.from, to: $0.into) })
-        return APIHandler.json(Self.speakersObject(conversationID, registry.speakers, live: false))
-    }
-
     static func speakersObject(_ conversationID: String, _ speakers: [SessionSpeaker], live: Bool) -> [String: Any] {
         [
             "conversation_id": conversationID,

@@ -98,12 +98,8 @@ struct RediarizationRun {
         if stopped { throw RediarizationFailure(code: .cancelled, message: "stopped") }
         if let failure = state.failure { throw RediarizationFailure(code: .providerFailed, message: "the provider failed: \(failure)") }
         let audioSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
-        let stats = LabellingStats(
-            audioSeconds: audioSeconds, wordCount: state.merger.words.count, unlabelledWordCount: state.merger.unlabelledWordCount,
-            speakerCount: Set(state.merger.turns.map(\.speaker)).count, cpuSeconds: state.cpuSeconds, chunkSeconds: state.chunkSeconds,
-            labelLatenciesSeconds: [])
-        let record = state.merger.labellingRecord(name: labelling, provider: provider, source: .rediarized,
-                                                  isComplete: true, statsJSON: stats.json)
+        let stats = state.labelling.stats(audioSeconds: audioSeconds)
+        let record = state.labelling.record(name: labelling, audioSeconds: audioSeconds, interruptedReason: nil)
         return Outcome(record: record, audioSeconds: audioSeconds, realTimeFactor: stats.realTimeFactor, speakers: stats.speakerCount)
     }
 }
@@ -148,30 +144,25 @@ private final class Pusher: @unchecked Sendable { // everything but `handedOver`
 
 /// One job's provider output, confined to its events queue (and read by the runner once finished).
 private final class JobState: @unchecked Sendable { // confined to the events queue; the runner reads it after `events.sync`
-    var merger: TranscriptMerger
-    var speakers = SpeakerRegistry()
-    let provider: String
+    /// Turns mapped to labels and merged as a live session's are (the same ids, keys and order).
+    var labelling: Labelling
     var pushed = 0
-    var cpuSeconds = 0.0
-    var chunkSeconds: [Double] = []
     var failure: String?
     private(set) var isFinished = false
 
     init(merge: MergeConfig, words: [LabelledWord], provider: String) {
-        merger = .labelling(words, config: merge)
-        self.provider = provider
+        labelling = Labelling(source: .rediarized, scope: ProviderInstanceScope(provider: provider, instance: "rediarized", offsetSeconds: 0),
+                              words: words, restored: nil, merge: merge)
     }
 
-    /// Turns mapped to labels and merged as a live session does (the same ids, keys and order).
     func apply(_ event: ProviderEvent) {
         switch event {
         case .processed(let chunk):
-            cpuSeconds += chunk.cpuSeconds
-            chunkSeconds += chunk.chunkWallSeconds
-            merge(chunk.turns)
+            labelling.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
+            _ = labelling.apply(chunk.turns)
         case .finalized(let result):
-            cpuSeconds += result.cpuSeconds
-            merge(result.turns)
+            labelling.recordProcessing(cpuSeconds: result.cpuSeconds)
+            _ = labelling.apply(result.turns)
             isFinished = true
         case .failed(let error):
             failure = "\(error)"
@@ -181,8 +172,4 @@ private final class JobState: @unchecked Sendable { // confined to the events qu
 
     /// No more pushes (the run stopped or ended).
     func stop() { isFinished = true }
-
-    private func merge(_ turns: [ProviderTurn]) {
-        _ = merger.mergeProviderTurns(turns, provider: provider, idPrefix: "\(provider):rediarized", keyPrefix: "", speakers: &speakers)
-    }
 }

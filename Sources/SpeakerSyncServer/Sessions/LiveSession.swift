@@ -8,7 +8,10 @@ import SpeakerSyncAudio
 import TranscriptMerge
 
 /// The state of a started session, owned by its `SessionRunner` and confined to the runner's queue.
-struct LiveSession {
+/// A class, so the runner reaches it through one reference: as a struct behind an optional it was
+/// either force-unwrapped at every use or copied, and a copy shares the transcript's storage, so the
+/// next write copied all of it (11.5 MB per update at 50,000 words).
+final class LiveSession {
     let request: StartRequest
     let conversationID: String
     /// Scopes this session's provider turn ids and cluster keys: a provider instance numbers its
@@ -19,17 +22,19 @@ struct LiveSession {
     /// The conversation existed before this session (a resume).
     let isResumed: Bool
     var conversation: ConversationState
-    var merger: TranscriptMerger
-    var speakers: SpeakerRegistry
-    var engine: (any ProviderSession)?
+    /// The session's own provider: the labels the device is sent (its engine is nil for `device`
+    /// and `off`, whose turns come from the device or not at all).
+    var labelling: Labelling
     /// `store_audio`: cuts the received audio into chunks to store.
     var audioChunker: AudioChunker?
     /// Seconds of audio this session may still store (the device's quota); nil: no quota.
     var audioQuotaRemainingSeconds: Double?
     /// Why `store_audio` is not honoured, told to the device once `session` is sent.
     var audioNotStoredReason: String?
-    /// Providers run beside `engine` on the same audio (`shadow_providers`), in the start's order.
-    var shadows: [ShadowLabelling] = []
+    /// Providers run beside the session's own on the same audio (`shadow_providers`), in the start's
+    /// order: each stops on its own failure or backlog and never touches the session; nothing of them
+    /// is sent to the device.
+    var shadows: [Labelling] = []
     var resampler: StreamingResampler?
     /// `asr: "server"`: the session's speech recogniser, until it has finished.
     var recognizer: SessionRecognizer?
@@ -40,16 +45,10 @@ struct LiveSession {
     var inputSampleCount = 0
     var finalized = false
     private var savedAudioSeconds: Double
-    private(set) var processingCPUSeconds = 0.0
-    /// Provider time per audio frame, for `stats` (8 bytes per frame: an hour in 100 ms frames is 288 KB).
-    private(set) var chunkProcessingSeconds: [Double] = []
     /// Provider speaker indices of known voices, chosen by the host: enrolled people from
     /// `personSpeakerBase`, the conversation's earlier speakers from `conversationSpeakerBase`.
     static let personSpeakerBase: Int32 = 1_000_000
     static let conversationSpeakerBase: Int32 = 2_000_000
-    /// Enrolled people this session's provider knows, by the index it reports them under.
-    var people: [Int32: String] = [:]
-    var labelLatency = LabelLatencyTracker()
     var liveTurns = LiveTurnTimeline()
     private let clockOrigin = ContinuousClock.now
     /// When the session began (wall clock), for the console's list of live sessions.
@@ -64,9 +63,12 @@ struct LiveSession {
     init(request: StartRequest, conversationID: String, stored: StoredConversation?, merge: MergeConfig, rediarizesGap: Bool = false) {
         self.request = request
         self.conversationID = conversationID
-        self.sessionToken = String(UUID().uuidString.lowercased().prefix(8))
-        self.merger = TranscriptMerger(config: merge)
+        let sessionToken = String(UUID().uuidString.lowercased().prefix(8))
+        self.sessionToken = sessionToken
         self.isResumed = stored != nil
+        var merger = TranscriptMerger(config: merge)
+        let speakers: SpeakerRegistry
+        let audioOffsetSeconds: Double
         if let stored {
             merger.restore(words: stored.words, turns: stored.turns.map(\.turn))
             speakers = SpeakerRegistry(speakers: stored.speakers, keyLabels: stored.keyLabels)
@@ -76,6 +78,11 @@ struct LiveSession {
             speakers = SpeakerRegistry()
             audioOffsetSeconds = request.audioOffsetSeconds ?? 0
         }
+        self.audioOffsetSeconds = audioOffsetSeconds
+        let turnProviders = Dictionary((stored?.turns ?? []).map { ($0.turn.id, $0.provider) }, uniquingKeysWith: { _, last in last })
+        labelling = Labelling(
+            source: .live, scope: ProviderInstanceScope(provider: request.provider, instance: sessionToken, offsetSeconds: audioOffsetSeconds),
+            merger: merger, speakers: speakers, turnProviders: turnProviders)
         conversation = ConversationState(
             id: conversationID, deviceID: request.deviceID, provider: request.provider,
             sampleRate: request.sampleRate, encoding: request.encoding.rawValue, language: request.language,
@@ -125,34 +132,29 @@ struct LiveSession {
 
     var audioSecondsSinceSave: Double { audioEndSeconds - savedAudioSeconds }
 
-    mutating func markSaved() { savedAudioSeconds = audioEndSeconds }
+    func markSaved() { savedAudioSeconds = audioEndSeconds }
 
-    /// Chunks' processing: each one's wall-clock time (what the device waits for, reported as chunk
-    /// processing percentiles) and the CPU the provider spent on them (the real-time factor: CPU per
-    /// second of audio, unaffected by other sessions or processes sharing the cores).
-    mutating func recordProcessing(chunkWallSeconds: [Double], cpuSeconds: Double) {
-        processingCPUSeconds += cpuSeconds
-        chunkProcessingSeconds += chunkWallSeconds
-    }
-
-    /// Provider work outside any chunk (draining, the offline pass at finalize): CPU only.
-    mutating func recordProcessing(cpuSeconds: Double) {
-        processingCPUSeconds += cpuSeconds
-    }
+    /// Seconds of audio this session received (not counting where the conversation stood before it).
+    var sessionAudioSeconds: Double { audioEndSeconds - audioOffsetSeconds }
 
     /// Monotonic seconds since the session started, for the latency tracker.
     var nowSeconds: Double { (ContinuousClock.now - clockOrigin).seconds }
 
     /// What `stats` reports at finalize.
+    /// Chunks' processing: each one's wall-clock time (what the device waits for, reported as chunk
+    /// processing percentiles) and the CPU the provider spent on them (the real-time factor: CPU per
+    /// second of audio, unaffected by other sessions or processes sharing the cores).
     func stats() -> SessionStats {
-        let audio = audioEndSeconds - audioOffsetSeconds
-        let latencies = labelLatency.latencies()
+        let audio = sessionAudioSeconds
+        let latencies = labelling.labelLatency.latencies()
+        let merger = labelling.merger
+        let chunkProcessingSeconds = labelling.chunkSeconds
         return SessionStats(
             audioSeconds: audio, wordCount: merger.words.count, unlabelledWordCount: merger.unlabelledWordCount,
-            speakerCount: speakers.activeSpeakers.count,
+            speakerCount: labelling.speakers.activeSpeakers.count,
             firstLabelLatenciesSeconds: latencies.first, finalLabelLatenciesSeconds: latencies.final,
             chunkProcessingSeconds: chunkProcessingSeconds,
-            realTimeFactor: chunkProcessingSeconds.isEmpty || audio <= 0 ? nil : processingCPUSeconds / audio,
+            realTimeFactor: chunkProcessingSeconds.isEmpty || audio <= 0 ? nil : labelling.cpuSeconds / audio,
             liveTurns: liveTurns.segments.map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
             finalTurns: merger.turns.sorted { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) }
                 .map { WireTurn(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
@@ -160,13 +162,13 @@ struct LiveSession {
     }
 
     var summaryMetadata: Logger.Metadata {
-        let audio = audioEndSeconds - audioOffsetSeconds
+        let audio = sessionAudioSeconds
         return [
             "audio_seconds": "\(String(format: "%.1f", audio))",
-            "words": "\(merger.words.count)",
-            "unlabelled_words": "\(merger.unlabelledWordCount)",
-            "speakers": "\(speakers.activeSpeakers.count)",
-            "real_time_factor": "\(audio > 0 ? String(format: "%.4f", processingCPUSeconds / audio) : "-")",
+            "words": "\(labelling.merger.words.count)",
+            "unlabelled_words": "\(labelling.merger.unlabelledWordCount)",
+            "speakers": "\(labelling.speakers.activeSpeakers.count)",
+            "real_time_factor": "\(audio > 0 ? String(format: "%.4f", labelling.cpuSeconds / audio) : "-")",
         ]
     }
 }

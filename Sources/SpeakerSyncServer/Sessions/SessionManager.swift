@@ -95,12 +95,24 @@ final class SessionManager: WebSocketHandler, Sendable {
     var connectionCount: Int { runners.withLock { $0.count } }
 
     /// The started sessions `principal` may see (a device token: its own device's), newest first.
-    /// Blocks on each session's queue for a moment: HTTP workers only.
-    func liveSessions(visibleTo principal: Principal) -> [LiveSessionSnapshot] {
+    /// Each session answers on its own queue; `reply` runs once all have (on one of them), so no
+    /// thread waits for a session.
+    func liveSessions(visibleTo principal: Principal, reply: @escaping @Sendable ([LiveSessionSnapshot]) -> Void) {
         let open = runners.withLock { Array($0.values) }
-        return open.compactMap { $0.snapshot(includeTranscript: false) }
-            .filter { principal.deviceID == nil || principal.deviceID == $0.deviceID }
-            .sorted { $0.startedAt > $1.startedAt }
+        let collected = Mutex<[LiveSessionSnapshot]>([])
+        let group = DispatchGroup()
+        for runner in open {
+            group.enter()
+            runner.snapshot(includeTranscript: false) { snapshot in
+                if let snapshot, principal.deviceID == nil || principal.deviceID == snapshot.deviceID {
+                    collected.withLock { $0.append(snapshot) }
+                }
+                group.leave()
+            }
+        }
+        group.notify(queue: .global()) {
+            reply(collected.withLock { $0 }.sorted { $0.startedAt > $1.startedAt })
+        }
     }
 
     /// The session running `conversationID` on this server, if any.
@@ -109,9 +121,11 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     /// One live conversation with its transcript, if it runs here and `principal` may see it.
-    func liveSession(conversationID: String, visibleTo principal: Principal) -> LiveSessionSnapshot? {
-        guard let snapshot = runner(conversationID: conversationID)?.snapshot(includeTranscript: true),
-              principal.deviceID == nil || principal.deviceID == snapshot.deviceID else { return nil }
-        return snapshot
+    func liveSession(conversationID: String, visibleTo principal: Principal, reply: @escaping @Sendable (LiveSessionSnapshot?) -> Void) {
+        guard let runner = runner(conversationID: conversationID) else { return reply(nil) }
+        runner.snapshot(includeTranscript: true) { snapshot in
+            guard let snapshot, principal.deviceID == nil || principal.deviceID == snapshot.deviceID else { return reply(nil) }
+            reply(snapshot)
+        }
     }
 }

@@ -22,7 +22,7 @@ extension SessionRunner {
     /// Audio handed over and not yet processed, in 16 kHz samples: the provider's or the speech
     /// recogniser's, whichever is further behind.
     var analysisBacklogSamples: Int {
-        let provider = live?.engine?.pendingSampleCount ?? 0
+        let provider = live?.labelling.engine?.pendingSampleCount ?? 0
         let recognizer = Int((live?.recognizer?.pendingSeconds ?? 0) * 16_000)
         return max(provider, recognizer)
     }

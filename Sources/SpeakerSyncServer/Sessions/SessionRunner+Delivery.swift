@@ -33,20 +33,17 @@ extension SessionRunner {
 
     /// Stores `delta` (plus `step`) and sends the transcript update once it is committed.
     func commit(_ delta: TranscriptDelta, step: PersistStep = PersistStep(), announceSpeakers: Bool = false) {
-        guard live != nil else { return }
+        guard let live else { return }
         var step = step
         step.changedWords = delta.changedWords
         step.removedWords = delta.removedWords
-        if live!.audioSecondsSinceSave >= 5 { step.conversation = live!.currentConversation }
+        if live.audioSecondsSinceSave >= 5 { step.conversation = live.currentConversation }
         let newSpeakers = announceSpeakers || !step.speakers.isEmpty
         guard !step.isEmpty || !delta.isEmpty else { return }
-        if step.conversation != nil { live!.markSaved() }
+        if step.conversation != nil { live.markSaved() }
         persist(step) { [self] stored in
-            // `live != nil`, not `guard let live`: a local copy of the session would share its
-            // transcript and latency storage, and sendUtterances' write would then copy all of it
-            // (11.5 MB per update at 50,000 words before this was noticed).
-            guard live != nil else { return }
-            if newSpeakers { run(machine.send(.speakers(wireSpeakers(live!.speakers)))) }
+            guard let live = self.live else { return }
+            if newSpeakers { run(machine.send(.speakers(wireSpeakers(live.labelling.speakers)))) }
             if !delta.upserted.isEmpty || !delta.removed.isEmpty {
                 sendUtterances(delta.upserted, removed: delta.removed, stored: stored, isFinal: false)
             }
@@ -117,9 +114,9 @@ extension SessionRunner {
     }
 
     func sendUtterances(_ utterances: [Utterance], removed: [UtteranceID], stored: Bool, isFinal: Bool) {
-        guard live != nil, !storageRejected else { return }
-        live!.labelLatency.labelsSent(utterances.flatMap { $0.words.map { (id: $0.id, speaker: $0.speaker) } }, at: live!.nowSeconds)
-        let speakers = live!.speakers
+        guard let live, !storageRejected else { return }
+        live.labelling.labelLatency.labelsSent(utterances.flatMap { $0.words.map { (id: $0.id, speaker: $0.speaker) } }, at: live.nowSeconds)
+        let speakers = live.labelling.speakers
         let wire = utterances.map { utterance in
             WireUtterance(
                 id: WireUtterance.wireID(utterance.id.rawValue), speaker: utterance.speaker,

@@ -10,29 +10,30 @@ import TranscriptMerge
 /// `server_stopping` and 1001). All on the queue.
 extension SessionRunner {
     func finalize() {
-        guard live != nil else {
+        guard let live else {
             run(machine.finalizeCompleted())
             return
         }
-        live!.labelLatency.audioEnded(at: live!.nowSeconds)
-        for index in live!.shadows.indices { live!.shadows[index].labelLatency.audioEnded(at: live!.nowSeconds) }
+        let now = live.nowSeconds
+        live.labelling.labelLatency.audioEnded(at: now)
+        for index in live.shadows.indices { live.shadows[index].labelLatency.audioEnded(at: now) }
         finishAnalysis { [self] in
-            guard live != nil else { return }
-            live!.finalized = true
-            live!.conversation.status = .finalized
+            guard let live = self.live else { return }
+            live.finalized = true
+            live.conversation.status = .finalized
             var step = PersistStep()
-            step.conversation = live!.currentConversation
+            step.conversation = live.currentConversation
             step.conversationEnded = true
             step.labellings = labellings(interruptedReason: nil)
-            if let last = live!.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
+            if let last = live.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
             // 1000 promises the conversation is safe: it waits for this commit, which comes after every
             // earlier step's (the writer keeps a conversation's order).
             persist(step, delivery: .committedOnly) { [self] stored in
-                guard live != nil else { return } // not a copy: see commit(_:step:announceSpeakers:)
-                run(machine.send(.speakers(wireSpeakers(live!.speakers))))
-                sendUtterances(live!.merger.utterances, removed: [], stored: stored, isFinal: true)
-                run(machine.send(.stats(live!.stats())))
-                logger.info("session finalized", metadata: live!.summaryMetadata)
+                guard let live = self.live else { return }
+                run(machine.send(.speakers(wireSpeakers(live.labelling.speakers))))
+                sendUtterances(live.labelling.merger.utterances, removed: [], stored: stored, isFinal: true)
+                run(machine.send(.stats(live.stats())))
+                logger.info("session finalized", metadata: live.summaryMetadata)
                 release()
                 run(machine.finalizeCompleted())
             }
@@ -44,31 +45,31 @@ extension SessionRunner {
     /// false (the server stopping) stores what the session has now instead of waiting for the
     /// provider's final turns. `then` runs once the step's first outcome is known.
     func teardown(reason: String, waitForAnalysis: Bool = true, then: (@Sendable (_ stored: Bool) -> Void)? = nil) {
-        guard live != nil, !released, !tearingDown else { return }
+        guard let live, !released, !tearingDown else { return }
         tearingDown = true
         let store = { [self] in
-            guard live != nil else { return }
-            live!.finalized = true
-            live!.conversation.status = .interrupted
-            live!.conversation.statusReason = reason
+            guard let live = self.live else { return }
+            live.finalized = true
+            live.conversation.status = .interrupted
+            live.conversation.statusReason = reason
             var step = PersistStep()
-            step.conversation = live!.currentConversation
+            step.conversation = live.currentConversation
             // After PostgreSQL refused a step for good, the labellings (which name the words) could be
             // refused with it; the conversation's status alone is what must not be lost.
             if !storageRejected {
                 step.labellings = labellings(interruptedReason: reason)
-                if let last = live!.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
+                if let last = live.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
             }
             persist(step, delivery: .firstOutcome, evenAfterRejection: true) { [self] stored in
-                if let live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
+                if let live = self.live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
                 then?(stored)
                 release()
             }
         }
         if !waitForAnalysis {
-            live!.engine?.close()
-            live!.engine = nil
-            for index in live!.shadows.indices { live!.shadows[index].stop(reason: reason) }
+            live.labelling.engine?.close()
+            live.labelling.engine = nil
+            for index in live.shadows.indices { live.shadows[index].stop(reason: reason) }
             afterAnalysis = nil
             store()
         } else if afterAnalysis != nil {
@@ -95,7 +96,7 @@ extension SessionRunner {
             }
             self.gate.pause(.stopping)
             let conversationID = session.conversationID
-            self.teardown(reason: self.endReason!, waitForAnalysis: false) { [weak self] stored in
+            self.teardown(reason: self.endReason ?? "the server stopped", waitForAnalysis: false) { [weak self] stored in
                 guard let self else { return }
                 let resume = stored
                     ? "everything acknowledged is stored; reconnect with conversation_id \(conversationID) to resume"
@@ -118,14 +119,10 @@ extension SessionRunner {
     /// teardown that follows an abandoned finalize waits for what is still under way.
     func finishAnalysis(then body: @escaping () -> Void) {
         afterAnalysis = body
-        if live != nil, !providerFinishing {
+        if let live, !providerFinishing {
             providerFinishing = true
-            var tail: [Float] = []
-            if var resampler = live!.resampler {
-                tail = resampler.flush()
-                live!.resampler = resampler
-            }
-            if let engine = live!.engine {
+            let tail = live.resampler?.flush() ?? []
+            if let engine = live.labelling.engine {
                 if !tail.isEmpty { engine.push(samples: tail) }
                 engine.finalize()
             }
@@ -140,7 +137,7 @@ extension SessionRunner {
 
     /// Runs the waiting finalize or teardown once neither the provider nor the recogniser is left.
     func runAfterAnalysisIfDone() {
-        guard live?.engine == nil, live?.recognizer == nil, live?.shadows.contains(where: \.isRunning) != true,
+        guard live?.labelling.engine == nil, live?.recognizer == nil, live?.shadows.contains(where: \.isRunning) != true,
               let body = afterAnalysis else { return }
         afterAnalysis = nil
         body()
@@ -153,8 +150,8 @@ extension SessionRunner {
         logger.error("provider failed", metadata: ["error": "\(error)"])
         environment.metrics.increment("speakersync_provider_failures_total",
                                       ["provider": live?.request.provider ?? "unknown", "code": error.code.rawValue])
-        live?.engine?.close()
-        live?.engine = nil
+        live?.labelling.engine?.close()
+        live?.labelling.engine = nil
         if tearingDown {
             // The connection had ended already; the waiting teardown stores the conversation as
             // interrupted (once the recogniser, if any, is done too).

@@ -16,52 +16,50 @@ extension SessionRunner {
     /// person") finds them. Called with the provider's final result, which carries the profiles; a
     /// failed write is retried by the store writer like every step.
     func saveVoiceProfiles(_ profiles: [Int32: SpeakerProfile]) {
-        guard let session = live, !profiles.isEmpty else { return }
-        let provider = session.request.provider
-        let prefix = "\(provider)/\(session.sessionToken):"
+        guard let live, !profiles.isEmpty else { return }
         var best: [String: SpeakerProfileRecord] = [:]
-        for (scoped, label) in session.speakers.keyLabels where scoped.hasPrefix(prefix) {
-            guard let index = Int32(scoped.dropFirst(prefix.count)), let profile = profiles[index] else { continue }
-            let resolved = session.speakers.resolve(label)
-            if best[resolved].map({ $0.speechSeconds < profile.durationSeconds }) ?? true {
-                best[resolved] = SpeakerProfileRecord(label: resolved, embedding: profile.embedding, speechSeconds: profile.durationSeconds)
+        for (speaker, label) in live.labelling.resolvedInstanceSpeakers {
+            guard let profile = profiles[speaker] else { continue }
+            if best[label].map({ $0.speechSeconds < profile.durationSeconds }) ?? true {
+                best[label] = SpeakerProfileRecord(label: label, embedding: profile.embedding, speechSeconds: profile.durationSeconds)
             }
         }
         // Through the store writer with the session's other writes: a session thread never waits for
         // PostgreSQL (a hundred sessions finalizing at once used to queue on one connection here).
         var step = PersistStep()
-        step.speakerProfiles = best.values.sorted { $0.label < $1.label }.map { (provider, $0) }
+        step.speakerProfiles = best.values.sorted { $0.label < $1.label }.map { (live.labelling.provider, $0) }
         persist(step, delivery: .firstOutcome) { _ in }
     }
 
     func audio(_ samples: [Float]) {
-        guard live != nil, !live!.finalized else { return }
-        live!.inputSampleCount += samples.count
-        if live!.audioChunker != nil, case let chunks = live!.audioChunker!.append(samples), !chunks.isEmpty, admitStoredAudio(chunks) {
+        guard let live, !live.finalized else { return }
+        live.inputSampleCount += samples.count
+        if let chunks = live.audioChunker?.append(samples), !chunks.isEmpty, admitStoredAudio(chunks) {
             // Stored in the session's step order, after the conversation row; a failure shows as
             // stored:false on the words like any other store failure.
             var step = PersistStep()
             step.audioChunks = chunks
             persist(step) { _ in }
         }
-        live!.labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
-        for index in live!.shadows.indices {
-            live!.shadows[index].labelLatency.audioArrived(upTo: live!.audioEndSeconds, at: live!.nowSeconds)
+        let now = live.nowSeconds
+        live.labelling.labelLatency.audioArrived(upTo: live.audioEndSeconds, at: now)
+        for index in live.shadows.indices {
+            live.shadows[index].labelLatency.audioArrived(upTo: live.audioEndSeconds, at: now)
         }
-        if let recognizer = live!.recognizer {
+        if let recognizer = live.recognizer {
             recognizer.push(samples)
-            if live!.engine == nil { pauseReceivingIfProviderBehind() }
+            if live.labelling.engine == nil { pauseReceivingIfProviderBehind() }
         }
-        guard live!.engine != nil || live!.shadows.contains(where: \.isRunning) else { return }
-        let pcm = live!.resampler?.process(samples) ?? samples
+        guard live.labelling.engine != nil || live.shadows.contains(where: \.isRunning) else { return }
+        let pcm = live.resampler?.process(samples) ?? samples
         // The session's own provider first: with --provider-isolation none a push runs the provider
         // inside the call, and the shadows must not delay the device's labels.
-        if let engine = live!.engine {
+        if let engine = live.labelling.engine {
             // Even an empty push goes out: the chunk's processing time is recorded when it comes back.
             engine.push(samples: pcm)
         }
         pushToShadows(pcm)
-        if live?.engine != nil { pauseReceivingIfProviderBehind() }
+        if self.live?.labelling.engine != nil { pauseReceivingIfProviderBehind() }
     }
 
     /// An Opus packet: decoded at the session's rate and then handled exactly like PCM. A packet
@@ -84,24 +82,24 @@ extension SessionRunner {
 
     /// What the provider reports, on the queue: turns for a chunk, the final turns, or its failure.
     func providerEvent(_ event: ProviderEvent) {
-        guard live != nil else { return }
+        guard let live else { return }
         switch event {
         case .processed(let chunk):
             // Wall time from handing the chunk over to its turns (what the device waits for); CPU is the provider's.
-            live!.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
+            live.labelling.recordProcessing(chunkWallSeconds: chunk.chunkWallSeconds, cpuSeconds: chunk.cpuSeconds)
             for seconds in chunk.chunkWallSeconds {
-                environment.metrics.observe("speakersync_provider_chunk_seconds", ["provider": live!.request.provider], seconds)
+                environment.metrics.observe("speakersync_provider_chunk_seconds", ["provider": live.request.provider], seconds)
             }
             applyProviderTurns(chunk.turns)
             // The periodic snapshot: stored now, so a resume after a crash knows these voices.
             saveVoiceProfiles(chunk.profiles)
             resumeReceivingIfDrained()
         case .finalized(let result):
-            live!.recordProcessing(cpuSeconds: result.cpuSeconds)
+            live.labelling.recordProcessing(cpuSeconds: result.cpuSeconds)
             applyProviderTurns(result.turns)
             saveVoiceProfiles(result.profiles)
-            live!.engine?.close()
-            live!.engine = nil
+            live.labelling.engine?.close()
+            live.labelling.engine = nil
             runAfterAnalysisIfDone()
         case .failed(let error):
             providerFailed(error)
@@ -109,11 +107,12 @@ extension SessionRunner {
     }
 
     func words(_ message: WordsMessage) {
-        guard live != nil else { return }
+        guard let live else { return }
         environment.metrics.increment("speakersync_words_received_total", by: Double(message.words.count))
         let limit = environment.limits.maxConversationWords
-        let replaced = live!.merger.wordCount(ofResult: message.resultID)
-        if limit > 0, message.words.count > replaced, live!.merger.wordCount - replaced + message.words.count > limit {
+        let merger = live.labelling.merger
+        let replaced = merger.wordCount(ofResult: message.resultID)
+        if limit > 0, message.words.count > replaced, merger.wordCount - replaced + message.words.count > limit {
             run(machine.failed(ProtocolError(.tooManyWords,
                 "words: the conversation holds its limit of \(limit) words; result '\(message.resultID)' was not stored (start a new conversation)")))
             return
@@ -123,15 +122,15 @@ extension SessionRunner {
 
     /// What the session's speech recogniser reports (asr "server"), on the queue.
     func recognizerEvent(_ event: RecognizerEvent) {
-        guard live != nil else { return }
+        guard let live else { return }
         switch event {
         case .processed(let utterances):
             serverWords(utterances)
             resumeReceivingIfDrained()
         case .finished(let utterances, let cpuSeconds):
             serverWords(utterances)
-            live!.recognizer = nil
-            live!.recognizerCPUSeconds = cpuSeconds
+            live.recognizer = nil
+            live.recognizerCPUSeconds = cpuSeconds
             runAfterAnalysisIfDone()
         }
     }
@@ -147,36 +146,39 @@ extension SessionRunner {
                 ])
                 environment.metrics.increment("speakersync_asr_failures_total", ["code": failure.code.rawValue])
             }
-            guard !utterance.words.isEmpty, live != nil else { continue }
+            guard !utterance.words.isEmpty, let live else { continue }
             environment.metrics.increment("speakersync_asr_words_total", by: Double(utterance.words.count))
-            mergeWords(WordsMessage(resultID: "asr:\(live!.sessionToken):\(utterance.index)", isFinal: true,
+            mergeWords(WordsMessage(resultID: "asr:\(live.sessionToken):\(utterance.index)", isFinal: true,
                                     words: utterance.words.map(\.word)))
         }
     }
 
     /// Words of the device's ASR or the server's: labelled by the merge, stored, sent as updates.
     func mergeWords(_ message: WordsMessage) {
-        guard live != nil else { return }
+        guard let live else { return }
         let arrived = message.words.indices.map { (id: WordID(message.resultID, $0), endSeconds: message.words[$0].endSeconds) }
-        live!.labelLatency.wordsArrived(arrived, at: live!.nowSeconds)
-        let delta = live!.merger.upsertResult(id: message.resultID, words: message.words, isFinal: message.isFinal)
-        if !delta.removedWords.isEmpty { live!.labelLatency.wordsRemoved(delta.removedWords) }
-        for index in live!.shadows.indices {
-            live!.shadows[index].upsertResult((message.resultID, message.words, message.isFinal), arrived: arrived, at: live!.nowSeconds)
+        let now = live.nowSeconds
+        let result = (message.resultID, message.words, message.isFinal)
+        // The session's own labels are timed when the update is sent (+Delivery); the shadows', now.
+        let delta = live.labelling.upsertResult(result, arrived: arrived, at: now)
+        for index in live.shadows.indices {
+            let shadowDelta = live.shadows[index].upsertResult(result, arrived: arrived, at: now)
+            live.shadows[index].labelled(shadowDelta, at: now)
         }
         commit(delta)
     }
 
     func deviceSegments(_ segments: [DeviceSegment]) {
-        guard let session = live else { return }
-        guard session.request.provider == ProviderDescriptor.deviceID else {
-            run(machine.failed(ProtocolError(.invalidField, "segments are accepted only in sessions with provider 'device' (this one uses '\(session.request.provider)')")))
+        guard let live else { return }
+        guard live.request.provider == ProviderDescriptor.deviceID else {
+            run(machine.failed(ProtocolError(.invalidField, "segments are accepted only in sessions with provider 'device' (this one uses '\(live.request.provider)')")))
             return
         }
         var step = PersistStep()
         var turns: [SpeakerTurn] = []
         for segment in segments {
-            let (label, created) = live!.speakers.label(provider: ProviderDescriptor.deviceID, key: segment.speaker, heardAtSeconds: segment.startSeconds)
+            let (label, created) = live.labelling.speakers.label(provider: ProviderDescriptor.deviceID, key: segment.speaker,
+                                                                 heardAtSeconds: segment.startSeconds)
             if let created {
                 step.speakers.append(created)
                 step.keyLabels["\(ProviderDescriptor.deviceID)/\(segment.speaker)"] = created.label
@@ -186,65 +188,36 @@ extension SessionRunner {
             turns.append(SpeakerTurn(id: id, speaker: label, startSeconds: segment.startSeconds, endSeconds: segment.endSeconds, confidence: segment.confidence))
         }
         step.upsertedTurns = turns.map { (ProviderDescriptor.deviceID, $0) }
-        live!.liveTurns.published(turns)
-        let delta = live!.merger.upsertTurns(turns)
+        live.liveTurns.published(turns)
+        let delta = live.labelling.upsertTurns(turns, provider: ProviderDescriptor.deviceID)
         commit(delta, step: step)
     }
 
-    /// Maps a provider's turns onto session labels and the conversation timeline, then merges them.
+    /// The provider's turns, mapped onto session labels and the conversation timeline and merged
+    /// (`Labelling.apply`), then stored and sent.
     func applyProviderTurns(_ providerTurns: [ProviderTurn]) {
-        guard !providerTurns.isEmpty, let session = live else { return }
-        let provider = session.request.provider
+        guard !providerTurns.isEmpty, let live else { return }
+        let provider = live.labelling.provider
+        let change = live.labelling.apply(providerTurns)
         var step = PersistStep()
-        var upserts: [SpeakerTurn] = []
-        var removals: [String] = []
-        for turn in providerTurns {
-            let id = "\(provider):\(session.sessionToken):\(turn.turnID)"
-            if turn.isRemoved {
-                removals.append(id)
-                step.removedTurns.append((provider, id))
-                continue
-            }
-            let start = turn.startSeconds + session.audioOffsetSeconds
-            let key = "\(session.sessionToken):\(turn.speaker)"
-            var (label, created) = live!.speakers.label(provider: provider, key: key, heardAtSeconds: start)
-            if let fresh = created, let person = live!.people[turn.speaker] {
-                // An enrolled person: reuse their speaker if the conversation already has them, else name the new one.
-                if let existing = live!.speakers.speakers.first(where: { $0.name == person && $0.mergedInto == nil && $0.label != fresh.label }) {
-                    live!.speakers.bind(provider: provider, key: key, to: existing.label)
-                    step.keyLabels["\(provider)/\(key)"] = existing.label
-                    label = existing.label
-                    created = nil
-                } else if let named = try? live!.speakers.rename(fresh.label, to: person) {
-                    created = named
-                }
-            }
-            if let created {
-                step.speakers.append(created)
-                step.keyLabels["\(provider)/\(key)"] = created.label
-            }
-            let mapped = SpeakerTurn(id: id, speaker: label, startSeconds: start, endSeconds: turn.endSeconds + session.audioOffsetSeconds, confidence: turn.confidence)
-            upserts.append(mapped)
-            step.upsertedTurns.append((provider, mapped))
-        }
-        var delta = removals.isEmpty ? TranscriptDelta() : live!.merger.removeTurns(ids: removals)
-        if !upserts.isEmpty {
-            live!.liveTurns.published(upserts)
-            delta = delta.followed(by: live!.merger.upsertTurns(upserts))
-        }
-        commit(delta, step: step)
+        step.speakers = change.speakers
+        step.keyLabels = change.keyLabels
+        step.upsertedTurns = change.upsertedTurns.map { (provider, $0) }
+        step.removedTurns = change.removedTurnIDs.map { (provider, $0) }
+        if !change.upsertedTurns.isEmpty { live.liveTurns.published(change.upsertedTurns) }
+        commit(change.delta, step: step)
     }
 
     func rename(_ label: String, to name: String) {
-        guard live != nil else { return }
+        guard let live else { return }
         do {
-            let speaker = try live!.speakers.rename(label, to: name)
+            let speaker = try live.labelling.speakers.rename(label, to: name)
             var step = PersistStep()
             step.speakers = [speaker]
-            let affected = live!.merger.utterances.filter { $0.speaker == speaker.label }
+            let affected = live.labelling.merger.utterances.filter { $0.speaker == speaker.label }
             persist(step) { [self] stored in
-                guard live != nil else { return } // not a copy: see commit(_:step:announceSpeakers:)
-                run(machine.send(.speakers(wireSpeakers(live!.speakers))))
+                guard let live = self.live else { return }
+                run(machine.send(.speakers(wireSpeakers(live.labelling.speakers))))
                 sendUtterances(affected, removed: [], stored: stored, isFinal: false)
             }
         } catch {
@@ -253,20 +226,18 @@ extension SessionRunner {
     }
 
     func merge(_ from: String, into: String) {
-        guard live != nil else { return }
+        guard let live else { return }
         do {
-            let (source, target) = try live!.speakers.merge(from, into: into)
+            let (source, target) = try live.labelling.speakers.merge(from, into: into)
             var step = PersistStep()
-            step.speakers = [source, target].compactMap { live!.speakers.speaker($0) }
-            let delta = live!.merger.mergeSpeaker(source, into: target)
-            step.upsertedTurns = live!.merger.turns.filter { $0.speaker == target }.map { (turnProvider($0.id), $0) }
+            step.speakers = [source, target].compactMap { live.labelling.speakers.speaker($0) }
+            let delta = live.labelling.merger.mergeSpeaker(source, into: target)
+            let labelling = live.labelling
+            step.upsertedTurns = labelling.merger.turns.filter { $0.speaker == target }.map { (labelling.provider(ofTurn: $0.id), $0) }
             commit(delta, step: step, announceSpeakers: true)
         } catch {
             run(machine.failed(ProtocolError(error.code == .unknownSpeaker ? .unknownSpeaker : .invalidField, error.message)))
         }
-    }
-    func turnProvider(_ turnID: String) -> String {
-        String(turnID.prefix(while: { $0 != ":" }))
     }
 }
 
@@ -285,12 +256,13 @@ extension SessionRunner {
     func admitStoredAudio(_ chunks: [AudioChunkRecord]) -> Bool {
         let seconds = chunks.reduce(0.0) { $0 + Double($1.samples.count) / Double($1.sampleRate) }
         var reason: String?
-        if let remaining = live!.audioQuotaRemainingSeconds {
-            if seconds > remaining { reason = audioAdmission.quotaReason } else { live!.audioQuotaRemainingSeconds = remaining - seconds }
+        guard let live else { return false }
+        if let remaining = live.audioQuotaRemainingSeconds {
+            if seconds > remaining { reason = audioAdmission.quotaReason } else { live.audioQuotaRemainingSeconds = remaining - seconds }
         }
         guard let reason = reason ?? audioAdmission.diskRefusal(freeDiskBytes: freeDiskBytes()) else { return true }
         logger.warning("store_audio stopped", metadata: ["reason": "\(reason)"])
-        live!.audioChunker = nil
+        live.audioChunker = nil
         run(machine.failed(ProtocolError(.audioNotStored, reason)))
         return false
     }

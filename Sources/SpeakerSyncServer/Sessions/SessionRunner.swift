@@ -202,7 +202,7 @@ final class SessionRunner: @unchecked Sendable {
             for latency in stats.firstLabelLatenciesSeconds { metrics.observe("speakersync_word_label_latency_seconds", labels, latency) }
         }
         if let live, live.request.asr == .server, let cpu = live.recognizerCPUSeconds {
-            let audio = live.audioEndSeconds - live.audioOffsetSeconds
+            let audio = live.sessionAudioSeconds
             if audio > 0 { metrics.observe("speakersync_asr_real_time_factor", [:], cpu / audio, buckets: ServerMetrics.factorBuckets) }
         }
     }
@@ -291,47 +291,50 @@ final class SessionRunner: @unchecked Sendable {
     }
 }
 
-// MARK: Console (any thread but the session's queue)
+// MARK: Console (any thread)
 
 extension SessionRunner {
     /// A rename or merge asked for over HTTP, applied by this live session as if its device had sent
     /// it (so the device gets the update and the session's next save keeps it). A refused change is
-    /// an HTTP error, not the end of the device's session. nil: no started session to apply it to.
-    func changeSpeaker(_ label: String, _ change: SpeakerChange) -> Result<[SessionSpeaker], APIError>? {
-        queue.sync { () -> Result<[SessionSpeaker], APIError>? in
-            guard let current = live, starting == nil, !released, !tearingDown else { return nil }
-            var probe = current.speakers
+    /// an HTTP error, not the end of the device's session. `reply` runs on the session's queue with
+    /// nil when there is no started session to apply it to; the caller never waits for the queue.
+    func changeSpeaker(_ label: String, _ change: SpeakerChange, reply: @escaping @Sendable (Result<[SessionSpeaker], APIError>?) -> Void) {
+        queue.async { [self] in
+            guard let current = live, starting == nil, !released, !tearingDown else { return reply(nil) }
+            var probe = current.labelling.speakers
             do throws(APIError) {
                 _ = try change.apply(to: &probe, label: label)
             } catch {
-                return .failure(error)
+                return reply(.failure(error))
             }
             switch change {
             case .rename(let name): rename(label, to: name)
             case .merge(let target): merge(label, into: target)
             }
-            return .success(live?.speakers.speakers ?? probe.speakers)
+            reply(.success(live?.labelling.speakers.speakers ?? probe.speakers))
         }
     }
 
-    /// The session as the console shows it, or nil before its start was accepted. Waits for the
-    /// session's queue, so call it from an HTTP worker, never from the queue or the service thread.
-    func snapshot(includeTranscript: Bool) -> LiveSessionSnapshot? {
-        queue.sync { () -> LiveSessionSnapshot? in
-            guard let live, starting == nil, !released else { return nil }
-            let stats = live.stats()
-            var names: [String: String] = [:]
-            for speaker in live.speakers.speakers { names[speaker.label] = speaker.name }
-            return LiveSessionSnapshot(
-                conversationID: live.conversationID, deviceID: live.request.deviceID, provider: live.request.provider,
-                startedAt: live.startedAt, audioSeconds: stats.audioSeconds, wordCount: stats.wordCount,
-                unlabelledWordCount: stats.unlabelledWordCount, speakerCount: stats.speakerCount,
-                realTimeFactor: stats.realTimeFactor, firstLabelLatenciesSeconds: stats.firstLabelLatenciesSeconds,
-                recentChunkSeconds: Array(stats.chunkProcessingSeconds.suffix(LiveSessionSnapshot.recentChunkLimit)),
-                finalized: live.finalized,
-                transcript: includeTranscript
-                    ? TranscriptDocument(conversationID: live.conversationID, utterances: live.merger.utterances, names: names)
-                    : nil)
-        }
+    /// The session as the console shows it, or nil before its start was accepted; `reply` runs on
+    /// the session's queue, so the caller (an HTTP worker) never waits for it.
+    func snapshot(includeTranscript: Bool, reply: @escaping @Sendable (LiveSessionSnapshot?) -> Void) {
+        queue.async { [self] in reply(snapshotOnQueue(includeTranscript: includeTranscript)) }
+    }
+
+    private func snapshotOnQueue(includeTranscript: Bool) -> LiveSessionSnapshot? {
+        guard let live, starting == nil, !released else { return nil }
+        let stats = live.stats()
+        var names: [String: String] = [:]
+        for speaker in live.labelling.speakers.speakers { names[speaker.label] = speaker.name }
+        return LiveSessionSnapshot(
+            conversationID: live.conversationID, deviceID: live.request.deviceID, provider: live.request.provider,
+            startedAt: live.startedAt, audioSeconds: stats.audioSeconds, wordCount: stats.wordCount,
+            unlabelledWordCount: stats.unlabelledWordCount, speakerCount: stats.speakerCount,
+            realTimeFactor: stats.realTimeFactor, firstLabelLatenciesSeconds: stats.firstLabelLatenciesSeconds,
+            recentChunkSeconds: Array(stats.chunkProcessingSeconds.suffix(LiveSessionSnapshot.recentChunkLimit)),
+            finalized: live.finalized,
+            transcript: includeTranscript
+                ? TranscriptDocument(conversationID: live.conversationID, utterances: live.labelling.merger.utterances, names: names)
+                : nil)
     }
 }

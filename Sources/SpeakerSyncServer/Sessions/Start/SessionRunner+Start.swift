@@ -9,40 +9,6 @@ import SpeakerSyncStore
 import SpeechRecognition
 import TranscriptMerge
 
-/// A start between `.begin` and the `session` message: what it has set up so far (so one cleanup
-/// path can undo it), and the state machine's actions that came meanwhile.
-struct PendingStart {
-    var request: StartRequest
-    var providerSource = "request"
-    var conversationID: String
-    let deadline: ContinuousClock.Instant
-    /// Actions held back until `session` is sent, with the input bytes they hold.
-    var held: [(actions: [SessionAction], bytes: Int)] = []
-    /// A read for the start is running on `startReads`; its result finishes an abandonment.
-    var reading = false
-    /// The start was abandoned (the peer left, a fatal error, the server stopping) while a read ran.
-    var abandonedReason: String?
-    var claimed = false
-    /// The conversation row was queued for writing: an abandoned start then stores it interrupted, so
-    /// no conversation is left `active` without a session.
-    var conversationQueued = false
-    var deadlineTimer: (any DispatchSourceTimer)?
-}
-
-/// What the start reads from PostgreSQL, off the session's queue.
-private struct StartFacts: Sendable {
-    var deviceProvider: String?
-    var owner: String?
-}
-
-private struct ConversationFacts: Sendable {
-    var stored: StoredConversation?
-    var voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord]) = ([], [])
-    var shadowLabellings: [String: LabellingRecord] = [:]
-    /// `store_audio`: what the device has stored already (nil: not asked, or could not be read).
-    var storedAudioSeconds: Double?
-}
-
 /// The start of a session, in four steps, none of which blocks the session's queue:
 /// 1. read the device's provider choice and, for a resume, the conversation's owner (start reads);
 /// 2. check the provider, shadows, speech recognition, the device's session count; claim the
@@ -80,51 +46,20 @@ extension SessionRunner {
         }, then: checkStart)
     }
 
-    /// Step 2, on the queue.
+    /// Step 2, on the queue: the decision (`SessionStarter`), then the device's session count and
+    /// the claim.
     private func checkStart(_ facts: StartFacts) {
         guard var pending = starting else { return }
-        var request = pending.request
-        // A start that names no provider gets its device's console choice, then the server default.
-        // A chosen provider that is gone or held back falls back to the default rather than failing.
-        if let chosen = facts.deviceProvider {
-            if environment.providers.isAvailable(chosen) {
-                request.provider = chosen
-                pending.providerSource = "device"
-            } else {
-                logger.warning("the device's provider is not available; using the server default",
-                               metadata: ["device_provider": "\(chosen)", "provider": "\(request.provider)"])
-            }
+        let starter = SessionStarter(providers: environment.providers, recognizers: environment.recognizers, logger: logger)
+        let decision: SessionStarter.Decision
+        switch starter.decide(pending.request, facts: facts, conversationID: pending.conversationID, principalDevice: principal.deviceID) {
+        case .success(let decided): decision = decided
+        case .failure(let error): return failStart(error)
         }
-        pending.request = request
+        pending.request = decision.request
+        pending.providerSource = decision.providerSource ?? pending.providerSource
         starting = pending
-        guard environment.providers.provider(id: request.provider) != nil else {
-            let known = environment.providers.providers.map(\.id).joined(separator: ", ")
-            return failStart(ProtocolError(.unknownProvider, "unknown provider '\(request.provider)'; this server has: \(known)"))
-        }
-        if case .unavailable(let reason, _) = environment.providers.status(of: request.provider) {
-            return failStart(ProtocolError(.providerUnavailable, "provider \(request.provider) is unavailable: \(reason)"))
-        }
-        if let failure = shadowProvidersRefusal(request) { return failStart(failure) }
-        if request.asr == .server {
-            // Checked before anything is claimed or created. Loads the model the first time (a few
-            // tenths of a second, once per process); later starts return at once.
-            guard let pool = environment.recognizers else {
-                return failStart(ProtocolError(.asrUnavailable, "this server does not recognise speech; send words from the device (asr \"device\")"))
-            }
-            do {
-                try pool.prepare()
-            } catch {
-                logger.error("speech recogniser unavailable", metadata: ["error": "\(error)"])
-                // The code says what is wrong (model_not_found, …); the paths stay in the log.
-                let reason = (error as? RecognizerError)?.code.rawValue ?? "internal_error"
-                return failStart(ProtocolError(.asrUnavailable, "server-side speech recognition is unavailable (\(reason)); send words from the device (asr \"device\")"))
-            }
-        }
-        // A device token resumes only its own device's conversations; it must not even make the
-        // other device's session hand over, so this is checked before the claim.
-        if let device = principal.deviceID, let owner = facts.owner, owner != device {
-            return failStart(ProtocolError(.conversationNotFound, "this device has no conversation '\(pending.conversationID)'"))
-        }
+        let request = decision.request
         guard environment.access.sessionStarting(deviceID: request.deviceID) else {
             return failStart(ProtocolError(.tooManySessions,
                 "device '\(request.deviceID)' already runs \(environment.access.config.maxSessionsPerDevice) sessions; retry when one ends"))
@@ -190,30 +125,30 @@ extension SessionRunner {
         let request = pending.request
         let diarizesHere: Bool
         if let provider = environment.providers.provider(id: request.provider), case .plugin = provider.kind { diarizesHere = true } else { diarizesHere = false }
-        var session = LiveSession(request: request, conversationID: pending.conversationID, stored: facts.stored, merge: environment.merge,
+        let session = LiveSession(request: request, conversationID: pending.conversationID, stored: facts.stored, merge: environment.merge,
                                   rediarizesGap: diarizesHere && request.asr != .server)
         session.conversation.serverInstance = environment.serverInstance
         if diarizesHere {
             do {
                 let sessionRequest = ProviderSessionRequest(
                     providerID: request.provider, sessionID: session.sessionToken, sampleRate: 16_000,
-                    optionsJSON: request.optionsJSON, knownSpeakers: knownVoices(facts.voices, for: &session))
-                session.engine = try environment.providers.makeSession(sessionRequest, queue: queue) { [weak self] event in
+                    optionsJSON: request.optionsJSON, knownSpeakers: knownVoices(facts.voices, for: session))
+                session.labelling.engine = try environment.providers.makeSession(sessionRequest, queue: queue) { [weak self] event in
                     self?.providerEvent(event)
                 }
                 if request.sampleRate != 16_000 {
                     session.resampler = try StreamingResampler(inputRate: request.sampleRate)
                 }
             } catch {
-                session.engine?.close()
-                return failStart(Self.startFailure(error, provider: request.provider))
+                session.labelling.engine?.close()
+                return failStart(SessionStarter.startFailure(error, provider: request.provider))
             }
         }
         do throws(ProtocolError) {
-            if !request.shadowProviders.isEmpty { try startShadows(&session, restored: facts.shadowLabellings) }
-            try makeCodecs(&session)
+            if !request.shadowProviders.isEmpty { try startShadows(session, restored: facts.shadowLabellings) }
+            try makeCodecs(session)
         } catch {
-            session.engine?.close()
+            session.labelling.engine?.close()
             for index in session.shadows.indices { session.shadows[index].stop(reason: "the session did not start") }
             return failStart(error)
         }
@@ -238,7 +173,7 @@ extension SessionRunner {
     }
 
     /// The Opus decoder and the speech recogniser, which can refuse the start's sample rate.
-    private func makeCodecs(_ session: inout LiveSession) throws(ProtocolError) {
+    private func makeCodecs(_ session: LiveSession) throws(ProtocolError) {
         let request = session.request
         if request.encoding == .opus {
             do {
@@ -282,8 +217,8 @@ extension SessionRunner {
         run(machine.send(.session(info)))
         if let reason = session.audioNotStoredReason { run(machine.failed(ProtocolError(.audioNotStored, reason))) }
         if resumed {
-            run(machine.send(.speakers(wireSpeakers(session.speakers))))
-            sendUtterances(session.merger.utterances, removed: [], stored: true, isFinal: false)
+            run(machine.send(.speakers(wireSpeakers(session.labelling.speakers))))
+            sendUtterances(session.labelling.merger.utterances, removed: [], stored: true, isFinal: false)
         }
         for entry in pending.held {
             run(entry.actions)
@@ -344,9 +279,10 @@ extension SessionRunner {
 
     /// The session ends before `session` was sent: undone now, or when the running read returns.
     func abandonStart(reason: String) {
-        guard starting != nil else { return }
-        if starting!.abandonedReason == nil { starting!.abandonedReason = reason }
-        if !starting!.reading { _ = finishAbandonedStart() }
+        guard var pending = starting else { return }
+        if pending.abandonedReason == nil { pending.abandonedReason = reason }
+        starting = pending
+        if !pending.reading { _ = finishAbandonedStart() }
     }
 
     /// Undoes an abandoned start (the one cleanup path); false when the start was not abandoned.
@@ -356,9 +292,9 @@ extension SessionRunner {
         pending.deadlineTimer?.cancel()
         starting = nil
         for entry in pending.held { inputHandled(bytes: entry.bytes) }
-        if var session = live {
-            session.engine?.close()
-            session.engine = nil
+        if let session = live {
+            session.labelling.engine?.close()
+            session.labelling.engine = nil
             for index in session.shadows.indices { session.shadows[index].stop(reason: "the session did not start") }
             if pending.conversationQueued {
                 // Behind the queued row: whenever PostgreSQL takes them, the conversation ends up
@@ -370,7 +306,6 @@ extension SessionRunner {
                 step.conversation = state
                 environment.store.persist(step, conversationID: session.conversationID) { _ in }
             }
-            live = session
         }
         if pending.claimed { environment.claims.release(pending.conversationID, by: self) }
         released = true
@@ -386,38 +321,21 @@ extension SessionRunner {
         currentInputBytes = 0
     }
 
-    /// Options the plugin refused are the client's mistake; a provider held back after crashes is
-    /// unavailable for now; anything else is the provider's failure.
-    static func startFailure(_ error: any Error, provider: String) -> ProtocolError {
-        guard let error = error as? PluginError else {
-            return ProtocolError(.providerFailed, "provider \(provider) could not start")
-        }
-        switch error.code {
-        case .invalidOptions:
-            return ProtocolError(.invalidOptions, "provider \(provider) refused the options: \(error.message)")
-        case .providerUnavailable:
-            return ProtocolError(.providerUnavailable, "provider \(provider) is unavailable: \(error.message)")
-        default:
-            return ProtocolError(.providerFailed, "provider \(provider) could not start: \(error)")
-        }
-    }
-
     /// The voices the provider should recognise from the start: the device's enrolled people, and this
     /// conversation's speakers from earlier sessions (bound to their labels, so a reconnect keeps them).
-    private func knownVoices(_ voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord]), for session: inout LiveSession) -> [KnownSpeaker] {
-        let provider = session.request.provider
+    private func knownVoices(_ voices: (people: [PersonRecord], speakers: [SpeakerProfileRecord]), for session: LiveSession) -> [KnownSpeaker] {
         var known: [KnownSpeaker] = []
         for (index, person) in voices.people.enumerated() {
             let id = LiveSession.personSpeakerBase + Int32(index)
             known.append(KnownSpeaker(speaker: id, profile: SpeakerProfile(embedding: person.embedding, durationSeconds: person.speechSeconds),
                                       isPermanent: true, name: person.name))
-            session.people[id] = person.name
+            session.labelling.people[id] = person.name
         }
-        for (index, profile) in voices.speakers.enumerated() where session.speakers.speaker(profile.label) != nil {
+        for (index, profile) in voices.speakers.enumerated() where session.labelling.speakers.speaker(profile.label) != nil {
             let id = LiveSession.conversationSpeakerBase + Int32(index)
             known.append(KnownSpeaker(speaker: id, profile: SpeakerProfile(embedding: profile.embedding, durationSeconds: profile.speechSeconds),
                                       isPermanent: false, name: profile.label))
-            session.speakers.bind(provider: provider, key: "\(session.sessionToken):\(id)", to: profile.label)
+            session.labelling.bind(id, to: profile.label)
         }
         if !known.isEmpty {
             logger.info("known voices", metadata: ["people": "\(voices.people.count)", "earlier_speakers": "\(voices.speakers.count)"])
@@ -433,29 +351,6 @@ extension SessionRunner {
             // this session has; the new session proceeds once that is committed.
             self.run(self.machine.failed(ProtocolError(.invalidConversationID, "this conversation was resumed on another connection")))
             self.whenReleased(then)
-        }
-    }
-}
-
-/// Retrying a start's read while PostgreSQL may come back, until the start's deadline.
-enum StartReadRetry {
-    /// Connection loss, a statement past its deadline, no free pooled connection, or a server
-    /// starting up or shutting down: what waiting can fix.
-    static func isTransient(_ error: any Error) -> Bool {
-        (error as? PGError)?.isTransient ?? false
-    }
-
-    static func run<T>(until deadline: ContinuousClock.Instant, _ read: () throws -> T) -> Result<T, any Error> {
-        var backoffSeconds = 0.1
-        while true {
-            do {
-                return .success(try read())
-            } catch {
-                let remaining = (deadline - ContinuousClock.now).seconds
-                guard isTransient(error), remaining > backoffSeconds else { return .failure(error) }
-                Thread.sleep(forTimeInterval: backoffSeconds)
-                backoffSeconds = min(backoffSeconds * 2, 1)
-            }
         }
     }
 }
