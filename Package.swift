@@ -69,8 +69,12 @@ let package = Package(
         .target(name: "CSpeakerSyncPluginABI"),
 
         // MARK: Pure logic (no I/O)
-        .target(name: "TranscriptMerge"),
-        .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
+        // The vocabulary the server and the device library share (a device's `Word`): no dependency, so
+        // the device library's closure (SpeakerSyncKit → SessionProtocol → SpeakerSyncModel) stays pure Swift.
+        .target(name: "SpeakerSyncModel"),
+        .target(name: "TranscriptMerge", dependencies: ["SpeakerSyncModel"]),
+        // The protocol codec both ends use: the server, SpeakerSyncKit and the CLI/eval client.
+        .target(name: "SessionProtocol", dependencies: ["SpeakerSyncModel"]),
         .target(name: "SpeakerSyncAudio"),
         .target(name: "DiarizationScoring"),
         // SplitMix64: reproducible randomness for synthesis, dither, k-means starts and tests.
