@@ -142,7 +142,10 @@ let package = Package(
         // MARK: Application
         // The device library: pure Swift plus a socket. On Linux the socket is libwebsockets
         // (WebSocketTransport); on Apple platforms URLSessionWebSocketTask, so nothing from Debian is needed there.
+        // Its closure elsewhere is SessionProtocol and SpeakerSyncModel, pure Swift: the messages are
+        // encoded and decoded with the server's own codec.
         .target(name: "SpeakerSyncKit", dependencies: [
+            "SessionProtocol",
             .target(name: "WebSocketTransport", condition: .when(platforms: [.linux])),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -238,7 +241,7 @@ let package = Package(
         .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
-        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", "SessionProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
