@@ -346,7 +346,8 @@ final class StreamInbox: Sendable {
             case .session: state.session = state.session ?? text
             case .stats: state.stats = text
             case .error(let error): state.errors.append((error.codeName, error.message))
-            case .transcript, .speakers:
+            default:
+                // Transcripts and speakers change the transcript; a message added later passes through.
                 for word in state.transcript.apply(message) {
                     if let sent = state.sentAt.removeValue(forKey: Self.key(word.text, word.startSeconds)) {
                         state.latencies.append((now - sent).seconds)
