@@ -69,8 +69,12 @@ let package = Package(
         .target(name: "CSpeakerSyncPluginABI"),
 
         // MARK: Pure logic (no I/O)
-        .target(name: "TranscriptMerge"),
-        .target(name: "SessionProtocol", dependencies: ["TranscriptMerge"]),
+        // The vocabulary the server and the device library share (a device's `Word`): no dependency, so
+        // the device library's closure (SpeakerSyncKit → SessionProtocol → SpeakerSyncModel) stays pure Swift.
+        .target(name: "SpeakerSyncModel"),
+        .target(name: "TranscriptMerge", dependencies: ["SpeakerSyncModel"]),
+        // The protocol codec both ends use: the server, SpeakerSyncKit and the CLI/eval client.
+        .target(name: "SessionProtocol", dependencies: ["SpeakerSyncModel"]),
         .target(name: "SpeakerSyncAudio"),
         .target(name: "DiarizationScoring"),
         // SplitMix64: reproducible randomness for synthesis, dither, k-means starts and tests.
@@ -138,7 +142,10 @@ let package = Package(
         // MARK: Application
         // The device library: pure Swift plus a socket. On Linux the socket is libwebsockets
         // (WebSocketTransport); on Apple platforms URLSessionWebSocketTask, so nothing from Debian is needed there.
+        // Its closure elsewhere is SessionProtocol and SpeakerSyncModel, pure Swift: the messages are
+        // encoded and decoded with the server's own codec.
         .target(name: "SpeakerSyncKit", dependencies: [
+            "SessionProtocol",
             .target(name: "WebSocketTransport", condition: .when(platforms: [.linux])),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -234,7 +241,7 @@ let package = Package(
         .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
-        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", "SessionProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),

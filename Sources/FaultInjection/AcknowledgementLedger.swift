@@ -1,4 +1,4 @@
-import Foundation
+import SessionProtocol
 import Synchronization
 
 /// What every device of a fault run sent and was told, kept as it happens (so a device that fails
@@ -43,15 +43,10 @@ public final class AcknowledgementLedger: Sendable {
     /// A server message (JSON text) seen by a device of `conversationID`.
     public func observe(_ conversationID: String, message text: String) {
         if text.hasPrefix(#"{"type":"error","code":"invalid_text""#) { textRefusals.add(1, ordering: .relaxed) }
+        // The prefix first: only transcripts are worth decoding here (the encoder writes `type` first).
         guard text.hasPrefix(#"{"type":"transcript""#),
-              let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return }
-        var stored: [WordKey] = []
-        for utterance in object["upserted"] as? [[String: Any]] ?? [] {
-            for word in utterance["words"] as? [[String: Any]] ?? [] where word["stored"] as? Bool == true {
-                guard let text = word["text"] as? String, let start = (word["start"] as? NSNumber)?.doubleValue else { continue }
-                stored.append(WordKey(text: text, startSeconds: start))
-            }
-        }
+              case .transcript(let update)? = try? ServerMessageDecoder().decode(text) else { return }
+        let stored = update.upserted.flatMap(\.words).filter(\.isStored).map { WordKey(text: $0.text, startSeconds: $0.startSeconds) }
         guard !stored.isEmpty else { return }
         state.withLock { $0[conversationID, default: Conversation()].acknowledged.formUnion(stored) }
     }

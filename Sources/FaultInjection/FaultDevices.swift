@@ -141,10 +141,12 @@ struct FaultDevices: Sendable {
                 }
             }
         }
-        var start: [String: Any] = ["type": "start", "device_id": plan.name, "provider": plan.provider,
-                                    "sample_rate": meeting.sampleRate, "encoding": "pcm_s16le", "conversation_id": conversationID]
-        if plan.storeAudio { start["store_audio"] = true }
-        connection.send(.text(Self.json(start)))
+        // A raw device writes its messages itself, but with the protocol's encoder: only the hostile ones
+        // below are written by hand, since no encoder writes a lone surrogate.
+        let encoder = ClientMessageEncoder()
+        connection.send(.text(encoder.encodeStart(StartParameters(
+            conversationID: conversationID, deviceID: plan.name, provider: plan.provider, sampleRate: meeting.sampleRate,
+            encoding: .pcmS16LE, storeAudio: plan.storeAudio ? true : nil))))
         if hostile {
             // At once, so the refusal is seen whatever fault comes next: a lone surrogate and a NUL.
             connection.send(.text(#"{"type":"words","result_id":"hostile0","final":true,"words":[{"text":"ok\ud800","start":0.0,"end":0.1},{"text":"a\u0000b","start":0.1,"end":0.2}]}"#))
@@ -163,13 +165,13 @@ struct FaultDevices: Sendable {
             offset = end
             let seconds = Double(offset) / Double(meeting.sampleRate)
             if plan.provider == "device" {
-                var batch: [[String: Any]] = []
+                var batch: [DeviceSegment] = []
                 while nextSegment < segments.count, segments[nextSegment].endSeconds <= seconds {
                     let segment = segments[nextSegment]
-                    batch.append(["speaker": segment.speaker, "start": segment.startSeconds, "end": segment.endSeconds])
+                    batch.append(DeviceSegment(speaker: segment.speaker, startSeconds: segment.startSeconds, endSeconds: segment.endSeconds))
                     nextSegment += 1
                 }
-                if !batch.isEmpty { connection.send(.text(Self.json(["type": "segments", "segments": batch]))) }
+                if !batch.isEmpty { connection.send(.text(encoder.encode(.segments(batch)))) }
             }
             var ready: [DeviceWord] = []
             while nextWord < words.count, words[nextWord].endSeconds <= seconds {
@@ -178,20 +180,21 @@ struct FaultDevices: Sendable {
             }
             if !ready.isEmpty {
                 let resultID = "raw\(nextWord)"
-                var items = ready.map { ["text": $0.text, "start": $0.startSeconds, "end": $0.endSeconds] as [String: Any] }
+                // Without the ASR confidence: a raw device sends text and times only.
+                var items = ready.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 if hostile, nextWord % 3 == 0 {
                     // Text PostgreSQL cannot hold: the whole message must be refused, nothing of it acknowledged.
-                    items[0]["text"] = "bad\u{0}word"
-                    connection.send(.text(Self.json(["type": "words", "result_id": resultID, "final": true, "words": items])))
+                    items[0].text = "bad\u{0}word"
+                    connection.send(.text(encoder.encode(.words(WordsMessage(resultID: resultID, isFinal: true, words: items)))))
                 } else {
                     sent += ready.map { .init(text: $0.text, startSeconds: $0.startSeconds) }
                     ledger.sent(conversationID, ready.map { .init(text: $0.text, startSeconds: $0.startSeconds) }, kit: false)
-                    connection.send(.text(Self.json(["type": "words", "result_id": resultID, "final": true, "words": items])))
+                    connection.send(.text(encoder.encode(.words(WordsMessage(resultID: resultID, isFinal: true, words: items)))))
                 }
             }
             try? await Task.sleep(until: began + .seconds(seconds / speed), clock: .continuous)
         }
-        connection.send(.text(#"{"type":"finalize"}"#))
+        connection.send(.text(encoder.encode(.finalize)))
         // Bounded: a server that never answers leaves the device waiting at most this long.
         let deadline = ContinuousClock.now + .seconds(120)
         while closed.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
@@ -202,9 +205,5 @@ struct FaultDevices: Sendable {
         return FaultDeviceResult(device: plan.name, kind: .raw, conversationID: conversationID, finalized: code == 1000,
                                  detail: "closed \(code.map(String.init) ?? "without a close frame")", storeAudio: plan.storeAudio,
                                  started: started.load(ordering: .relaxed))
-    }
-
-    static func json(_ object: [String: Any]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
     }
 }

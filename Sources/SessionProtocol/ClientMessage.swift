@@ -1,5 +1,3 @@
-import TranscriptMerge
-
 /// A text message from the device, decoded and validated.
 public enum ClientMessage: Hashable, Sendable {
     case start(StartRequest)

@@ -6,10 +6,23 @@
 /// written as JSON; it is written as `null` so a bug upstream can never produce invalid JSON.
 public struct JSONTextWriter: Sendable {
     public private(set) var text = ""
+    public let escaping: Escaping
     /// One entry per open container: whether it already holds an element (so the next needs a comma).
     private var hasElement: [Bool] = []
 
-    public init() {
+    /// How strings are escaped. Both read back as the same strings in every JSON parser; they differ
+    /// only in which optional escapes they write.
+    public enum Escaping: Sendable {
+        /// `/` as is; U+2028 and U+2029 escaped, so the text is also valid JavaScript (the server's messages).
+        case standard
+        /// As Foundation's `JSONSerialization` writes: `/` escaped as `\/`, U+2028/2029 as is. The
+        /// device's messages were written by `JSONSerialization` before `ClientMessageEncoder` existed;
+        /// writing them this way kept their bytes unchanged when the codec replaced it.
+        case foundation
+    }
+
+    public init(escaping: Escaping = .standard) {
+        self.escaping = escaping
         text.reserveCapacity(256)
     }
 
@@ -40,7 +53,7 @@ public struct JSONTextWriter: Sendable {
     /// Writes `"name":`; the next value written is that member's value.
     public mutating func key(_ name: String) {
         separate()
-        Self.appendQuoted(name, to: &text)
+        Self.appendQuoted(name, to: &text, escaping: escaping)
         text += ":"
         // The member's value follows the colon directly, without a separator.
         pendingValueAfterKey = true
@@ -52,7 +65,7 @@ public struct JSONTextWriter: Sendable {
 
     public mutating func string(_ value: String) {
         separate()
-        Self.appendQuoted(value, to: &text)
+        Self.appendQuoted(value, to: &text, escaping: escaping)
     }
 
     public mutating func number(_ value: Double) {
@@ -125,7 +138,7 @@ public struct JSONTextWriter: Sendable {
         return value.description
     }
 
-    static func appendQuoted(_ string: String, to text: inout String) {
+    static func appendQuoted(_ string: String, to text: inout String, escaping: Escaping = .standard) {
         text += "\""
         var run = ""
         for scalar in string.unicodeScalars {
@@ -137,6 +150,10 @@ public struct JSONTextWriter: Sendable {
             case "\t": run += "\\t"
             case "\u{08}": run += "\\b"
             case "\u{0C}": run += "\\f"
+            case "/" where escaping == .foundation: run += "\\/"
+            // (`where` binds to one pattern only, hence two cases.)
+            case "\u{2028}" where escaping == .foundation: run.unicodeScalars.append(scalar)
+            case "\u{2029}" where escaping == .foundation: run.unicodeScalars.append(scalar)
             case "\u{00}"..."\u{1F}", "\u{2028}", "\u{2029}":
                 // Control characters must be escaped; U+2028/2029 too, so the text is also valid JavaScript.
                 let hex = String(scalar.value, radix: 16)

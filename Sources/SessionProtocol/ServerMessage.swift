@@ -153,6 +153,12 @@ public struct WireError: Hashable, Sendable {
     public var message: String
     /// True when the server closes the connection right after this frame.
     public var fatal: Bool
+    /// Set only by `ServerMessageDecoder`, for a code this version does not know (a newer server's;
+    /// codes may be added): the code as written, `code` then being `internal_error`.
+    public var unknownCode: String?
+
+    /// The code as it stands on the wire.
+    public var codeName: String { unknownCode ?? code.rawValue }
 
     public init(code: ProtocolErrorCode, message: String, fatal: Bool) {
         self.code = code

@@ -6,8 +6,8 @@ import TranscriptMerge
 /// A word as a device's speech recogniser reports it: the merge's own `Word` (text, start, end, confidence).
 public typealias DeviceWord = Word
 
-/// A speaker turn a device computed itself (provider `device`): the device library's type.
-public typealias DeviceSegment = SpeakerSyncSegment
+// A speaker turn a device computed itself (provider `device`) is the protocol's `DeviceSegment`
+// (SessionProtocol, re-exported by SpeakerSyncKit), the kit's `SpeakerSyncSegment`.
 
 /// One ASR result as a device sends it in a `words` message. SpeechAnalyzer first reports a volatile
 /// result for a stretch of audio and later a final one that replaces it under the same id.

@@ -339,15 +339,16 @@ final class StreamInbox: Sendable {
             }
             return
         }
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return }
+        guard let message = try? ServerMessageDecoder().decode(text) else { return }
         state.withLock { state in
             state.messages.append(((now - began).seconds, text))
-            switch object["type"] as? String {
-            case "session": state.session = state.session ?? text
-            case "stats": state.stats = text
-            case "error": state.errors.append((object["code"] as? String ?? "?", object["message"] as? String ?? ""))
+            switch message {
+            case .session: state.session = state.session ?? text
+            case .stats: state.stats = text
+            case .error(let error): state.errors.append((error.codeName, error.message))
             default:
-                for word in state.transcript.apply(object) {
+                // Transcripts and speakers change the transcript; a message added later passes through.
+                for word in state.transcript.apply(message) {
                     if let sent = state.sentAt.removeValue(forKey: Self.key(word.text, word.startSeconds)) {
                         state.latencies.append((now - sent).seconds)
                         state.latencySentAt.append((sent - began).seconds)

@@ -99,7 +99,7 @@ public final class EvalRunner: Sendable {
             let peak = await memory.stop()
             let perSession = baseline.flatMap { base in peak.map { max(0, $0 - base) / batch.count } }
             for (recording, report) in zip(batch, streamed) {
-                guard let statsText = report.statsMessage, let stats = ReceivedStats(json: statsText) else {
+                guard let statsText = report.statsMessage, let stats = SessionStats(statsMessage: statsText) else {
                     let detail = report.errors.map { "\($0.code): \($0.message)" }.joined(separator: "; ")
                     throw EvalError(.streamFailed, "\(recording.id): the server sent no stats (close code \(report.closeCode.map(String.init) ?? "none")) \(detail)")
                 }

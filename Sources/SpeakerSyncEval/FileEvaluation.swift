@@ -36,16 +36,18 @@ public struct FileEvaluation: Sendable {
     public var finalTurns: [SpeakerSegment]
 
     /// Scores one streamed session against its recording's truth.
-    public init(recording: EvalRecording, transcript: LiveTranscript, stats: ReceivedStats,
+    public init(recording: EvalRecording, transcript: LiveTranscript, stats: SessionStats,
                 memoryPerSessionBytes: Int?, conversationID: String? = nil, errors: [String]) {
+        let liveTurns = stats.liveTurns.map(SpeakerSegment.init)
+        let finalTurns = stats.finalTurns.map(SpeakerSegment.init)
         id = recording.id
         audioSeconds = recording.audioSeconds
         let collar = DERConfig(collarSeconds: 0.25, skipOverlap: false)
         let uem = recording.uem
-        finalDER = DiarizationErrorRate.score(reference: recording.reference, hypothesis: stats.finalTurns, uem: uem, config: .default)
-        finalDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: stats.finalTurns, uem: uem, config: collar)
-        liveDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: stats.liveTurns, uem: uem, config: collar)
-        jer = JaccardErrorRate.score(reference: recording.reference, hypothesis: stats.finalTurns, uem: uem, config: .default).errorRate
+        finalDER = DiarizationErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: .default)
+        finalDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: collar)
+        liveDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: liveTurns, uem: uem, config: collar)
+        jer = JaccardErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: .default).errorRate
 
         // Hypothesis words: what the device holds at the end, in the reference words' order.
         let hypothesis = transcript.words.map {
@@ -68,7 +70,7 @@ public struct FileEvaluation: Sendable {
         overlapWordsWithATalkingSpeaker = talking
         wordCount = hypothesis.count
         unlabelledWordCount = hypothesis.filter { $0.speaker == nil }.count
-        speakers = SpeakerCountError(reference: recording.reference, hypothesis: stats.finalTurns, uem: uem)
+        speakers = SpeakerCountError(reference: recording.reference, hypothesis: finalTurns, uem: uem)
         firstLabelLatenciesSeconds = stats.firstLabelLatenciesSeconds
         finalLabelLatenciesSeconds = stats.finalLabelLatenciesSeconds
         chunkProcessingSeconds = stats.chunkProcessingSeconds
@@ -76,7 +78,7 @@ public struct FileEvaluation: Sendable {
         self.memoryPerSessionBytes = memoryPerSessionBytes
         self.errors = errors
         self.conversationID = conversationID
-        finalTurns = stats.finalTurns
+        self.finalTurns = finalTurns
     }
 
     static func key(_ word: ScoredWord) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A word as the server labelled it, read from a `transcript` message.
+/// A word as the server labelled it, read from a `transcript` message (the device's view of a `WireWord`).
 public struct LabelledDeviceWord: Sendable, Equatable {
     public var text: String
     public var startSeconds: Double
@@ -9,6 +9,13 @@ public struct LabelledDeviceWord: Sendable, Equatable {
     public var speakerConfidence: Double?
     public var isFinal: Bool
     public var stored: Bool
+}
+
+extension LabelledDeviceWord {
+    init(_ wire: WireWord) {
+        self.init(text: wire.text, startSeconds: wire.startSeconds, endSeconds: wire.endSeconds, speaker: wire.speaker,
+                  speakerConfidence: wire.speakerConfidence, isFinal: wire.isFinal, stored: wire.isStored)
+    }
 }
 
 /// An utterance as the server sent it: speaker label, display name, span, text and words.
@@ -20,6 +27,15 @@ public struct LiveUtterance: Sendable, Equatable {
     public var endSeconds: Double
     public var text: String
     public var words: [LabelledDeviceWord]
+}
+
+extension LiveUtterance {
+    /// The utterance as the device shows it: an unattributed one is named "Unknown".
+    init(_ wire: WireUtterance) {
+        self.init(
+            id: wire.id, speaker: wire.speaker, name: wire.name ?? wire.speaker ?? "Unknown", startSeconds: wire.startSeconds,
+            endSeconds: wire.endSeconds, text: wire.text, words: wire.words.map(LabelledDeviceWord.init))
+    }
 }
 
 /// The device's view of its transcript: `transcript` updates applied in order (upserts by id,
@@ -38,53 +54,30 @@ public struct LiveTranscript: Sendable {
 
     public var words: [LabelledDeviceWord] { utterances.flatMap(\.words) }
 
-    /// Applies one server message (already parsed JSON). Returns the words the update carried.
+    /// Applies one server message (decoded with `ServerMessageDecoder`): a `transcript` or `speakers`
+    /// changes the transcript, others do not. Returns the words the update carried.
     @discardableResult
-    public mutating func apply(_ message: [String: Any]) -> [LabelledDeviceWord] {
-        switch message["type"] as? String {
-        case "transcript":
-            return applyTranscript(message).flatMap(\.words)
-        case "speakers":
-            for item in message["speakers"] as? [[String: Any]] ?? [] {
-                if let label = item["label"] as? String { speakerNames[label] = item["name"] as? String ?? label }
-            }
+    public mutating func apply(_ message: ServerMessage) -> [LabelledDeviceWord] {
+        switch message {
+        case .transcript(let update):
+            return apply(update).flatMap(\.words)
+        case .speakers(let speakers):
+            for speaker in speakers { speakerNames[speaker.label] = speaker.name }
             return []
         default:
             return []
         }
     }
 
-    /// Applies a `transcript` message; returns the utterances it upserted, parsed once for whoever
+    /// Applies a `transcript` update; returns the utterances it upserted, converted once for whoever
     /// also passes them on (the session's event stream).
-    mutating func applyTranscript(_ message: [String: Any]) -> [LiveUtterance] {
-        lastRevision = (message["revision"] as? NSNumber)?.intValue ?? lastRevision
-        if message["final"] as? Bool == true { isFinal = true }
-        for id in message["removed"] as? [String] ?? [] { utterancesByID[id] = nil }
-        let upserted = (message["upserted"] as? [[String: Any]] ?? []).compactMap(Self.utterance)
+    mutating func apply(_ update: TranscriptUpdate) -> [LiveUtterance] {
+        lastRevision = Int(update.revision)
+        if update.isFinal { isFinal = true }
+        for id in update.removed { utterancesByID[id] = nil }
+        let upserted = update.upserted.map(LiveUtterance.init)
         for utterance in upserted { utterancesByID[utterance.id] = utterance }
         return upserted
-    }
-
-    static func utterance(_ item: [String: Any]) -> LiveUtterance? {
-        guard let id = item["id"] as? String else { return nil }
-        let words = (item["words"] as? [[String: Any]] ?? []).map { word in
-            LabelledDeviceWord(
-                text: word["text"] as? String ?? "",
-                startSeconds: (word["start"] as? NSNumber)?.doubleValue ?? 0,
-                endSeconds: (word["end"] as? NSNumber)?.doubleValue ?? 0,
-                speaker: word["speaker"] as? String,
-                speakerConfidence: (word["speaker_confidence"] as? NSNumber)?.doubleValue,
-                isFinal: word["final"] as? Bool ?? false,
-                stored: word["stored"] as? Bool ?? false
-            )
-        }
-        let speaker = item["speaker"] as? String
-        return LiveUtterance(
-            id: id, speaker: speaker, name: item["name"] as? String ?? speaker ?? "Unknown",
-            startSeconds: (item["start"] as? NSNumber)?.doubleValue ?? 0,
-            endSeconds: (item["end"] as? NSNumber)?.doubleValue ?? 0,
-            text: item["text"] as? String ?? "", words: words
-        )
     }
 
     /// `Speaker 1: Hello there`, one line per utterance.

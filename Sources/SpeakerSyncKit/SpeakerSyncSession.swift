@@ -21,6 +21,9 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     private let queue = DispatchQueue(label: "speakersync.kit.session")
     /// Every server message as received (JSON text), for tools that keep their own record.
     private let onMessage: (@Sendable (String) -> Void)?
+    /// The protocol's own codec, shared with the server: nothing here writes or reads JSON by hand.
+    private let encoder = ClientMessageEncoder()
+    private let decoder = ServerMessageDecoder()
 
     // Confined to `queue`.
     private var audio: AudioRetention
@@ -97,6 +100,12 @@ public final class SpeakerSyncSession: @unchecked Sendable {
                 self.end(.refused(ConnectionFailure(errorCode: "invalid_text", message: problem + UnstorableText.consequence)))
                 return
             }
+            if let asr = self.config.asr, ASRMode(rawValue: asr) == nil {
+                // The start's `asr` is typed on the wire: what the server would refuse is refused here.
+                let modes = ASRMode.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")
+                self.end(.refused(ConnectionFailure(errorCode: "invalid_field", message: "asr must be \(modes), got \"\(asr)\"")))
+                return
+            }
             let timer = DispatchWorkItem { [weak self] in self?.startTimedOut() }
             self.startTimer = timer
             if let limit = self.config.startTimeoutSeconds { self.queue.asyncAfter(deadline: .now() + max(0, limit), execute: timer) }
@@ -133,7 +142,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
             }
             self.ledger.record(resultID: resultID, words: words, isFinal: isFinal)
             if let connection = self.connection, connection.live, let origin = self.origin {
-                connection.socket.send(text: Self.wordsMessage(resultID: resultID, words: words, isFinal: isFinal, origin: origin))
+                connection.socket.send(text: self.wordsMessage(resultID: resultID, words: words, isFinal: isFinal, origin: origin))
             }
         }
     }
@@ -149,19 +158,18 @@ public final class SpeakerSyncSession: @unchecked Sendable {
             }
             self.ledger.record(segments)
             if let connection = self.connection, connection.live, let origin = self.origin {
-                connection.socket.send(text: Self.segmentsMessage(segments, origin: origin))
+                connection.socket.send(text: self.segmentsMessage(segments, origin: origin))
             }
         }
     }
 
     /// Names a speaker (a NUL in either is refused with an `invalid_text` event, as for words).
     public func renameSpeaker(_ label: String, to name: String) {
-        control(Self.json(["type": "rename_speaker", "speaker": label, "name": name]),
-                fields: [("speaker", label), ("name", name)])
+        control(encoder.encode(.renameSpeaker(speaker: label, name: name)), fields: [("speaker", label), ("name", name)])
     }
 
     public func mergeSpeakers(_ from: String, into: String) {
-        control(Self.json(["type": "merge_speakers", "from": from, "into": into]), fields: [("from", from), ("into", into)])
+        control(encoder.encode(.mergeSpeakers(from: from, into: into)), fields: [("from", from), ("into", into)])
     }
 
     /// Finalizes once everything given so far is sent (reconnecting as often as it takes), and returns
@@ -303,72 +311,56 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     }
 
     private func startMessage() -> String {
-        var start: [String: Any] = [
-            "type": "start", "conversation_id": config.conversationID, "provider": config.provider,
-            "sample_rate": config.sampleRate, "encoding": config.format.rawValue,
-        ]
-        if let deviceID = config.deviceID { start["device_id"] = deviceID }
-        if let language = config.language { start["language"] = language }
-        if let asr = config.asr { start["asr"] = asr }
-        if !config.shadowProviders.isEmpty { start["shadow_providers"] = config.shadowProviders }
-        if config.storeAudio { start["store_audio"] = true }
-        if !config.shadowOptionsJSON.isEmpty {
-            start["shadow_options"] = config.shadowOptionsJSON.compactMapValues { try? JSONSerialization.jsonObject(with: Data($0.utf8)) }
-        }
-        if let options = config.optionsJSON, let object = try? JSONSerialization.jsonObject(with: Data(options.utf8)) {
-            start["options"] = object
-        }
+        var start = StartParameters(
+            conversationID: config.conversationID, deviceID: config.deviceID, provider: config.provider,
+            sampleRate: config.sampleRate, encoding: config.format, language: config.language,
+            optionsJSON: config.optionsJSON, asr: config.asr.flatMap(ASRMode.init(rawValue:)),
+            shadowProviders: config.shadowProviders.isEmpty ? nil : config.shadowProviders,
+            shadowOptionsJSON: config.shadowOptionsJSON.isEmpty ? nil : config.shadowOptionsJSON,
+            storeAudio: config.storeAudio ? true : nil)
         if let forced = forcedOffsetSeconds {
-            start["audio_offset_seconds"] = forced
+            start.audioOffsetSeconds = forced
         } else if origin == nil, let offset = config.audioOffsetSeconds {
-            start["audio_offset_seconds"] = offset
+            start.audioOffsetSeconds = offset
         }
-        return Self.json(start)
+        return encoder.encodeStart(start)
     }
 
     private func received(_ text: String, on connection: Connection) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { return }
-        switch object["type"] as? String {
-        case "session":
-            began(object, on: connection)
-        case "transcript":
-            let upserted = liveTranscript.applyTranscript(object)
+        // What this kit cannot read (a newer server's message type) is not for it.
+        guard let message = try? decoder.decode(text) else { return }
+        switch message {
+        case .session(let info):
+            began(info, on: connection)
+        case .transcript(let update):
+            let upserted = liveTranscript.apply(update)
             if let origin {
                 for word in upserted.flatMap(\.words) where word.stored {
                     ledger.confirm(text: word.text, startSeconds: word.startSeconds - origin)
                 }
                 if ledger.resultCount > 256 { ledger.compact() }
             }
-            continuation.yield(.transcript(upserted: upserted, removed: object["removed"] as? [String] ?? [],
-                                           isFinal: object["final"] as? Bool == true))
-        case "speakers":
-            liveTranscript.apply(object)
-            let speakers = (object["speakers"] as? [[String: Any]] ?? []).compactMap { item -> SpeakerInfo? in
-                guard let label = item["label"] as? String else { return nil }
-                return SpeakerInfo(label: label, name: item["name"] as? String ?? label, mergedInto: item["merged_into"] as? String)
-            }
+            continuation.yield(.transcript(upserted: upserted, removed: update.removed, isFinal: update.isFinal))
+        case .speakers(let speakers):
+            liveTranscript.apply(message)
             continuation.yield(.speakers(speakers))
-        case "error":
-            let code = object["code"] as? String ?? "unknown"
-            let message = object["message"] as? String ?? ""
-            let fatal = object["fatal"] as? Bool == true
-            if fatal {
-                lastError = (code, message)
-                connection.fatalError = (code, message)
+        case .error(let error):
+            if error.fatal {
+                lastError = (error.codeName, error.message)
+                connection.fatalError = (error.codeName, error.message)
             }
-            continuation.yield(.error(code: code, message: message, fatal: fatal))
-        case "stats":
-            continuation.yield(.stats(text))
+            continuation.yield(.error(code: error.codeName, message: error.message, fatal: error.fatal))
         default:
-            break
+            // `stats` goes to the app as its text, as it always has; a message this kit has no event
+            // for, decoded (so a message added to the protocol reaches apps with no change here).
+            if case .stats = message { continuation.yield(.stats(text)) } else { continuation.yield(.message(message)) }
         }
     }
 
     /// The server started (or resumed) the conversation: send everything it may be missing.
-    private func began(_ object: [String: Any], on connection: Connection) {
+    private func began(_ info: SessionInfo, on connection: Connection) {
         connection.openTimer?.cancel()
-        let offset = (object["audio_offset_seconds"] as? NSNumber)?.doubleValue ?? 0
-        let resumed = object["resumed"] as? Bool == true
+        let offset = info.audioOffsetSeconds
         if origin == nil { origin = offset }
         let origin = self.origin!
         let rate = Double(config.sampleRate)
@@ -392,21 +384,20 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         for frame in frames { connection.socket.send(binary: frame.bytes) }
         let resumeSeconds = offset - origin
         let segments = ledger.segments(endingAfter: resumeSeconds)
-        if !segments.isEmpty { connection.socket.send(text: Self.segmentsMessage(segments, origin: origin)) }
+        if !segments.isEmpty { connection.socket.send(text: segmentsMessage(segments, origin: origin)) }
         for result in ledger.undelivered {
-            connection.socket.send(text: Self.wordsMessage(resultID: result.resultID, words: result.words, isFinal: result.isFinal, origin: origin))
+            connection.socket.send(text: wordsMessage(resultID: result.resultID, words: result.words, isFinal: result.isFinal, origin: origin))
         }
         for control in pendingControls { connection.socket.send(text: control) }
         pendingControls = []
-        let conversationID = object["conversation_id"] as? String ?? config.conversationID
-        setState(.connected(conversationID: conversationID))
-        continuation.yield(.started(conversationID: conversationID, resumed: resumed, audioOffsetSeconds: offset))
+        setState(.connected(conversationID: info.conversationID))
+        continuation.yield(.started(conversationID: info.conversationID, resumed: info.resumed, audioOffsetSeconds: offset))
         if finishRequested { sendFinalize(connection) }
     }
 
     private func sendFinalize(_ connection: Connection) {
         connection.finalizeSent = true
-        connection.socket.send(text: Self.json(["type": "finalize"]))
+        connection.socket.send(text: encoder.encode(.finalize))
     }
 
     /// A connection ended: done, refused for good (`FailureClassification`), or to be resumed after a backoff.
@@ -468,21 +459,17 @@ public final class SpeakerSyncSession: @unchecked Sendable {
 
     // MARK: Messages
 
-    static func wordsMessage(resultID: String, words: [SpokenWord], isFinal: Bool, origin: Double) -> String {
-        json(["type": "words", "result_id": resultID, "final": isFinal, "words": words.map { word -> [String: Any] in
-            var item: [String: Any] = ["text": word.text, "start": word.startSeconds + origin, "end": word.endSeconds + origin]
-            if let confidence = word.confidence { item["confidence"] = confidence }
-            return item
-        }])
+    /// Times given on the session's own timeline go out on the conversation's: shifted by `origin`.
+    private func wordsMessage(resultID: String, words: [SpokenWord], isFinal: Bool, origin: Double) -> String {
+        let shifted = words.map { SpokenWord(text: $0.text, startSeconds: $0.startSeconds + origin, endSeconds: $0.endSeconds + origin,
+                                             confidence: $0.confidence) }
+        return encoder.encode(.words(WordsMessage(resultID: resultID, isFinal: isFinal, words: shifted)))
     }
 
-    static func segmentsMessage(_ segments: [SpeakerSyncSegment], origin: Double) -> String {
-        json(["type": "segments", "segments": segments.map {
-            ["speaker": $0.speaker, "start": $0.startSeconds + origin, "end": $0.endSeconds + origin] as [String: Any]
-        }])
-    }
-
-    static func json(_ object: [String: Any]) -> String {
-        String(decoding: (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8), as: UTF8.self)
+    private func segmentsMessage(_ segments: [SpeakerSyncSegment], origin: Double) -> String {
+        encoder.encode(.segments(segments.map {
+            SpeakerSyncSegment(speaker: $0.speaker, startSeconds: $0.startSeconds + origin, endSeconds: $0.endSeconds + origin,
+                               confidence: $0.confidence)
+        }))
     }
 }

@@ -79,10 +79,10 @@ public enum SessionEvent: Sendable {
     case stats(String)
     case error(code: String, message: String, fatal: Bool)
     case state(ConnectionState)
+    /// A server message this kit has no event of its own for (one added to the protocol after these
+    /// events), decoded: an app can act on it before the kit learns it.
+    case message(ServerMessage)
 }
 
-public struct SpeakerInfo: Sendable, Equatable {
-    public var label: String
-    public var name: String
-    public var mergedInto: String?
-}
+/// An entry of the speaker list: the protocol's `WireSpeaker` (`label`, display `name`, `mergedInto`).
+public typealias SpeakerInfo = WireSpeaker

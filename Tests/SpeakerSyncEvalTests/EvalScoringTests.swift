@@ -19,7 +19,7 @@ import Testing
                              referenceWords: referenceWords, deviceSegments: [])
     }
 
-    func stats(final: [SpeakerSegment], live: [SpeakerSegment]) -> ReceivedStats {
+    func stats(final: [SpeakerSegment], live: [SpeakerSegment]) -> SessionStats {
         func turns(_ segments: [SpeakerSegment]) -> String {
             segments.map { "{\"speaker\":\"\($0.speaker)\",\"start\":\($0.startSeconds),\"end\":\($0.endSeconds)}" }.joined(separator: ",")
         }
@@ -29,17 +29,19 @@ import Testing
          "chunk_processing_seconds":[0.001,0.003],"real_time_factor":0.01,
          "live_turns":[\(turns(live))],"final_turns":[\(turns(final))]}
         """
-        return ReceivedStats(json: json)!
+        return SessionStats(statsMessage: json)!
     }
 
     func transcript(_ words: [(String, Double, Double, String?)]) -> LiveTranscript {
         var transcript = LiveTranscript()
-        let wordObjects: [[String: Any]] = words.map {
-            ["text": $0.0, "start": $0.1, "end": $0.2, "speaker": $0.3 as Any, "final": true, "stored": true]
+        let wireWords = words.map {
+            WireWord(text: $0.0, startSeconds: $0.1, endSeconds: $0.2, speaker: $0.3, speakerConfidence: nil, confidence: nil,
+                     isFinal: true, isStored: true)
         }
-        _ = transcript.apply(["type": "transcript", "revision": 1, "final": true, "removed": [String](),
-                              "upserted": [["id": "u1", "speaker": "Speaker 1", "name": "Speaker 1", "start": 0.0, "end": 8.0,
-                                            "text": "", "words": wordObjects]]])
+        _ = transcript.apply(.transcript(TranscriptUpdate(
+            revision: 1, upserted: [WireUtterance(id: "u1", speaker: "Speaker 1", name: "Speaker 1", startSeconds: 0, endSeconds: 8,
+                                                  text: "", words: wireWords)],
+            removed: [], isFinal: true)))
         return transcript
     }
 

@@ -55,8 +55,11 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         return SpeakerSyncSession(config: config, sockets: sockets, logger: Logger(label: "kit-test"))
     }
 
+    /// The server's answer to the start, written by the server's own encoder.
     static func sessionMessage(offset: Double, resumed: Bool) -> String {
-        #"{"type":"session","conversation_id":"c-1","resumed":\#(resumed),"audio_offset_seconds":\#(offset)}"#
+        ServerMessageEncoder().encode(.session(SessionInfo(
+            conversationID: "c-1", provider: "device", sampleRate: 100, encoding: .pcmS16LE, resumed: resumed,
+            audioOffsetSeconds: offset, serverVersion: "test")))
     }
 
     /// The session's outcome, or nil if it has not ended within `seconds` (a test never hangs on it).
