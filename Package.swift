@@ -156,7 +156,7 @@ let package = Package(
         .target(name: "SpeakerSyncServer", dependencies: [
             "TranscriptMerge", "SessionProtocol", "SpeakerSyncAudio", "PostgresClient",
             "SpeakerSyncStore", "WebSocketTransport", "PluginHost", "ProviderIsolation", "COpenSSL", "OpusCodec", "FLACCodec",
-            "MeetingSynth", "SpeakerSyncEval", "DiarizationScoring", "SpeechRecognition", "DeterministicRandom", "Statistics",
+            "MeetingSynth", "DiarizationScoring", "SpeechRecognition", "DeterministicRandom", "Statistics",
             .product(name: "Logging", package: "swift-log"),
         ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
                        "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {

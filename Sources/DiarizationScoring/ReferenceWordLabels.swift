@@ -62,4 +62,18 @@ public enum ReferenceWordLabels {
                 speaker: nearest?.speaker, isOverlapped: false)
         }
     }
+
+    /// Words whose true speakers are known (a synthetic meeting's words file carries them): each word
+    /// gets its own speaker, and is overlapped as `label` finds it from the reference turns.
+    /// `trueSpeakers` holds one speaker per word, in the words' order.
+    public static func label(
+        _ words: [(text: String, startSeconds: Double, endSeconds: Double)],
+        reference: [SpeakerSegment],
+        trueSpeakers: [String]
+    ) -> [ScoredWord] {
+        precondition(trueSpeakers.count == words.count, "one true speaker per word")
+        var labelled = label(words, reference: reference)
+        for index in labelled.indices { labelled[index].speaker = trueSpeakers[index] }
+        return labelled
+    }
 }

@@ -68,11 +68,9 @@ public enum EvalCorpus {
                 throw EvalError(.invalidInput, "\(url.path): \(error)")
             }
             let (words, trueSpeakers) = try loadWords(id: id, directory: spec.wordsDirectory)
-            var referenceWords = ReferenceWordLabels.label(
-                words.map { (text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }, reference: reference)
-            if let trueSpeakers {
-                for index in referenceWords.indices { referenceWords[index].speaker = trueSpeakers[index] }
-            }
+            let spans = words.map { (text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+            let referenceWords = trueSpeakers.map { ReferenceWordLabels.label(spans, reference: reference, trueSpeakers: $0) }
+                ?? ReferenceWordLabels.label(spans, reference: reference)
             var deviceSegments = reference.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             if let directory = spec.deviceSegmentsDirectory {
                 let path = URL(fileURLWithPath: directory).appendingPathComponent("\(id).rttm").path
@@ -105,7 +103,7 @@ public enum EvalCorpus {
 
     /// The words for `id` and, when the file has them, their true speakers (synthetic meetings).
     /// Without a words folder the evaluation scores turns only (DER, JER, speakers, speed).
-    static func loadWords(id: String, directory: String?) throws -> ([DeviceWord], [String?]?) {
+    static func loadWords(id: String, directory: String?) throws -> ([DeviceWord], [String]?) {
         guard let directory else { return ([], nil) }
         let folder = URL(fileURLWithPath: directory)
         // `<id>.json` (synthetic sets) or `<id>.words.json` (what `speakersync words --output-dir` writes).
@@ -128,7 +126,8 @@ public enum EvalCorpus {
         }
         entries.sort { ($0.word.startSeconds, $0.word.endSeconds) < ($1.word.startSeconds, $1.word.endSeconds) }
         let speakers = entries.map(\.speaker)
-        return (entries.map(\.word), speakers.allSatisfy { $0 != nil } && !speakers.isEmpty ? speakers : nil)
+        let known = speakers.compactMap { $0 }
+        return (entries.map(\.word), known.count == speakers.count && !known.isEmpty ? known : nil)
     }
 
     static func read(_ path: String) throws -> String {

@@ -18,8 +18,8 @@ public struct EvalRecording: Sendable {
     public var referenceWords: [ScoredWord]
     /// Device diarization for provider `device`: the reference turns unless the caller supplies others.
     public var deviceSegments: [DeviceSegment]
-    /// The conversation id the session asks for (nil: the server makes one). The console's test
-    /// recordings choose it up front so the page can follow the live session while it streams.
+    /// The conversation id the session asks for (nil: the server makes one). Chosen up front, it lets
+    /// a page follow the live session while it streams.
     public var conversationID: String? = nil
 
     public var audioSeconds: Double { Double(audio.samples.count) / Double(audio.sampleRate) }

@@ -34,12 +34,12 @@ public struct EvalConfig: Sendable {
     /// Each session must start within this long, whatever its reconnects are doing.
     public var startTimeoutSeconds: Double = 60
     /// Whether a short warm-up session runs first so one-time costs are not charged to the first file;
-    /// off for the console's test recordings (one file, and the warm-up would be a stored conversation).
+    /// off for a single file that should leave no conversation but its own (the warm-up is stored too).
     public var warmUp: Bool
     /// The start's `shadow_providers`: providers run beside `provider` on the same audio (stored, not
     /// scored here); what one costs the provider under evaluation is what the figures then show.
     public var shadowProviders: [String] = []
-    /// The start's `store_audio` (the console's test recordings keep theirs, to replay and re-diarize).
+    /// The start's `store_audio` (the recordings' audio is kept, to replay and re-diarize).
     public var storeAudio = false
 
     public init(serverURL: String, provider: String, speed: Double? = 1, concurrency: Int = 1, optionsJSON: String? = nil) {

@@ -35,42 +35,32 @@ public struct FileEvaluation: Sendable {
     /// The final turns the server reported, scored above; kept for a timeline of truth against result.
     public var finalTurns: [SpeakerSegment]
 
-    /// Scores one streamed session against its recording's truth.
+    /// Scores one streamed session against its recording's truth (`SessionScore`, which the console's
+    /// test recordings use too).
     public init(recording: EvalRecording, transcript: LiveTranscript, stats: SessionStats,
                 memoryPerSessionBytes: Int?, conversationID: String? = nil, errors: [String]) {
         let liveTurns = stats.liveTurns.map(SpeakerSegment.init)
         let finalTurns = stats.finalTurns.map(SpeakerSegment.init)
         id = recording.id
         audioSeconds = recording.audioSeconds
-        let collar = DERConfig(collarSeconds: 0.25, skipOverlap: false)
-        let uem = recording.uem
-        finalDER = DiarizationErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: .default)
-        finalDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: collar)
-        liveDERCollar = DiarizationErrorRate.score(reference: recording.reference, hypothesis: liveTurns, uem: uem, config: collar)
-        jer = JaccardErrorRate.score(reference: recording.reference, hypothesis: finalTurns, uem: uem, config: .default).errorRate
-
-        // Hypothesis words: what the device holds at the end, in the reference words' order.
-        let hypothesis = transcript.words.map {
-            ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker, isOverlapped: false)
-        }.sorted { ($0.startSeconds, $0.endSeconds) < ($1.startSeconds, $1.endSeconds) }
-        wder = WordDiarizationErrorRate.score(reference: recording.referenceWords, hypothesis: hypothesis)
-        let overlapped = Set(recording.referenceWords.filter(\.isOverlapped).map(Self.key))
-        wderOutsideOverlap = WordDiarizationErrorRate.score(
-            reference: recording.referenceWords.filter { !$0.isOverlapped },
-            hypothesis: hypothesis.filter { !overlapped.contains(Self.key($0)) })
-        var talking = 0
-        var overlapCount = 0
-        for word in hypothesis where overlapped.contains(Self.key(word)) {
-            overlapCount += 1
-            let middle = (word.startSeconds + word.endSeconds) / 2
-            let speakersTalking = Set(recording.reference.filter { $0.startSeconds <= middle && middle < $0.endSeconds }.map(\.speaker))
-            if let label = word.speaker, let mapped = wder.mapping[label], speakersTalking.contains(mapped) { talking += 1 }
-        }
-        overlapWordCount = overlapCount
-        overlapWordsWithATalkingSpeaker = talking
-        wordCount = hypothesis.count
-        unlabelledWordCount = hypothesis.filter { $0.speaker == nil }.count
-        speakers = SpeakerCountError(reference: recording.reference, hypothesis: finalTurns, uem: uem)
+        // Hypothesis words: what the device holds at the end.
+        let score = SessionScore(
+            reference: recording.reference, uem: recording.uem, referenceWords: recording.referenceWords,
+            hypothesisWords: transcript.words.map {
+                ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker, isOverlapped: false)
+            },
+            liveTurns: liveTurns, finalTurns: finalTurns)
+        finalDER = score.finalDER
+        finalDERCollar = score.finalDERCollar
+        liveDERCollar = score.liveDERCollar
+        jer = score.jer
+        wder = score.wder
+        wderOutsideOverlap = score.wderOutsideOverlap
+        overlapWordCount = score.overlapWordCount
+        overlapWordsWithATalkingSpeaker = score.overlapWordsWithATalkingSpeaker
+        wordCount = score.wordCount
+        unlabelledWordCount = score.unlabelledWordCount
+        speakers = score.speakers
         firstLabelLatenciesSeconds = stats.firstLabelLatenciesSeconds
         finalLabelLatenciesSeconds = stats.finalLabelLatenciesSeconds
         chunkProcessingSeconds = stats.chunkProcessingSeconds
@@ -79,9 +69,5 @@ public struct FileEvaluation: Sendable {
         self.errors = errors
         self.conversationID = conversationID
         self.finalTurns = finalTurns
-    }
-
-    static func key(_ word: ScoredWord) -> String {
-        "\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"
     }
 }

@@ -155,7 +155,7 @@ public final class SpeakerSyncApplication: Sendable {
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)
             let port = try server.start()
-            testRecordings.bind(Self.loopbackEndpoint(host: config.host, port: port, tls: tls))
+            testRecordings.bind(manager)
             rediarization.startRunning()
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
@@ -197,13 +197,6 @@ public final class SpeakerSyncApplication: Sendable {
                     """)
             }
         }
-    }
-
-    /// Where the console's test recordings connect: this server itself, on loopback when it listens on
-    /// every address. Behind TLS they trust the server's own certificate, which must then name the host.
-    static func loopbackEndpoint(host: String, port: Int, tls: TLSFiles?) -> TestRecordingService.Endpoint {
-        let address = ["", "0.0.0.0", "::", "*"].contains(host) ? "127.0.0.1" : (host.contains(":") ? "[\(host)]" : host)
-        return TestRecordingService.Endpoint(url: "\(tls == nil ? "ws" : "wss")://\(address):\(port)", caFilePath: tls?.certificatePath)
     }
 
     /// Creates a device token (what `POST /v1/devices/{id}/tokens` does), for the demo and tests that
@@ -250,8 +243,8 @@ public final class SpeakerSyncApplication: Sendable {
             logger.info("shutdown: \(name)", metadata: ["seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).seconds))"])
         }
         step("draining") { running.readiness.setDraining() }
-        // Before sessions and providers stop: a job would otherwise see its provider or its loopback
-        // stream end and record that as a failure (BackgroundJobs.shutdown re-queues or fails it).
+        // Before sessions and providers stop: a job would otherwise see its provider or its in-process
+        // session end and record that as a failure (BackgroundJobs.shutdown re-queues or fails it).
         step("background jobs stopped") { running.jobs.shutdown() }
         step("sessions stored and closed (1001)") {
             let unfinished = running.sessions.stopSessions(timeoutSeconds: config.shutdownGraceSeconds)

@@ -75,19 +75,35 @@ public final class AccessGate: Sendable {
         case .failure(let error):
             return .refuse(status: error.status, code: error.code, message: error.message)
         case .success(let principal):
-            if let retryAfter = rateLimited(principal, address: request.remoteAddress) {
-                let error = rateLimitedError(retryAfter: retryAfter)
-                return .refuse(status: error.status, code: error.code, message: error.message,
-                               retryAfterSeconds: Self.retrySeconds(retryAfter))
-            }
-            if let device = principal.deviceID,
-               deviceConnections.withLock({ $0[device, default: 0] }) >= config.maxConnectionsPerDevice {
-                return .refuse(status: 429, code: "too_many_connections",
-                               message: "the device already holds \(config.maxConnectionsPerDevice) WebSocket connections; close one or retry later",
-                               retryAfterSeconds: Self.connectionLimitRetrySeconds)
-            }
-            return .accept
+            return admit(principal, address: request.remoteAddress)
         }
+    }
+
+    /// The handshake's check of a session opened in this process for `principal` (a test recording,
+    /// asked for by a request that presented its credential): no credential travels, but the
+    /// credential must still be live, and the rate and the device's connection limit count as for
+    /// an upgrade that presented it from `address`.
+    func admit(inProcess principal: Principal, address: String?) -> UpgradeAdmission {
+        guard config.mode != .required || book.holds(principal) else {
+            return .refuse(status: 401, code: "unauthorized", message: "the credential is not valid (unknown, revoked or mistyped)")
+        }
+        return admit(principal, address: address)
+    }
+
+    /// What a valid credential's upgrade must still pass: the rate and the device's connection limit.
+    private func admit(_ principal: Principal, address: String?) -> UpgradeAdmission {
+        if let retryAfter = rateLimited(principal, address: address) {
+            let error = rateLimitedError(retryAfter: retryAfter)
+            return .refuse(status: error.status, code: error.code, message: error.message,
+                           retryAfterSeconds: Self.retrySeconds(retryAfter))
+        }
+        if let device = principal.deviceID,
+           deviceConnections.withLock({ $0[device, default: 0] }) >= config.maxConnectionsPerDevice {
+            return .refuse(status: 429, code: "too_many_connections",
+                           message: "the device already holds \(config.maxConnectionsPerDevice) WebSocket connections; close one or retry later",
+                           retryAfterSeconds: Self.connectionLimitRetrySeconds)
+        }
+        return .accept
     }
 
     /// When a device at its connection limit should try again: a connection frees up whenever one

@@ -68,6 +68,19 @@ public final class CredentialBook: Sendable {
         }
     }
 
+    /// Whether `principal`'s credential is still live (not revoked or rotated away): for work it asked
+    /// for that runs on after its request, such as a test recording's sessions.
+    public func holds(_ principal: Principal) -> Bool {
+        state.withLock { state in
+            if principal == .admin(keyID: "env") { return state.environmentAdminDigest != nil }
+            let id = switch principal {
+            case .admin(let keyID): keyID
+            case .device(_, let tokenID): tokenID
+            }
+            return state.entries[id]?.principal == principal
+        }
+    }
+
     /// Installs the complete set of live credentials; returns the principals whose credential is gone.
     @discardableResult
     public func replace(with entries: [Entry]) -> Set<Principal> {

@@ -8,8 +8,9 @@ import WebSocketTransport
 /// Routes WebSocket events from the lws service thread to the session of each connection.
 /// It never blocks: every call only looks up the runner and enqueues onto the runner's queue.
 final class SessionManager: WebSocketHandler, Sendable {
-    private let runners = Mutex<[ConnectionID: SessionRunner]>([:])
-    private let environment: Mutex<SessionEnvironment?> = Mutex(nil)
+    // Internal, not private: SessionManager+InProcess.swift opens sessions too.
+    let runners = Mutex<[ConnectionID: SessionRunner]>([:])
+    let environment: Mutex<SessionEnvironment?> = Mutex(nil)
 
     /// Set once the server has bound its transport (the transport needs this handler first).
     func bind(_ environment: SessionEnvironment) {
@@ -90,7 +91,7 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     /// Set once the server is stopping: upgrades are refused from then on.
-    private let draining = Atomic<Bool>(false)
+    let draining = Atomic<Bool>(false)
 
     var connectionCount: Int { runners.withLock { $0.count } }
 

@@ -1,6 +1,6 @@
 import DiarizationScoring
 import Foundation
-import SpeakerSyncEval
+import SessionProtocol
 import SpeakerSyncStore
 
 /// A test recording as the console polls it: the request, where it is, the truth, and one result per
@@ -15,7 +15,12 @@ struct TestRecordingReport: Sendable {
         /// Chosen before streaming, so the page can follow the live session.
         var conversationID: String
         var phase: Phase = .pending
-        var evaluation: FileEvaluation?
+        /// The session's figures against the truth, once it finalized.
+        var score: SessionScore?
+        /// What the session measured about itself (its `stats` message).
+        var stats: SessionStats?
+        /// The session's non-fatal `error` messages ("code: message").
+        var sessionErrors: [String] = []
         var error: String?
     }
 
@@ -85,24 +90,28 @@ struct TestRecordingReport: Sendable {
     private static func result(_ result: ProviderResult) -> [String: Any] {
         var object: [String: Any] = ["provider": result.provider, "conversation_id": result.conversationID, "status": result.phase.rawValue]
         if let error = result.error { object["error"] = error }
-        guard let evaluation = result.evaluation else { return object }
+        guard let score = result.score, let stats = result.stats else { return object }
         let round = { (value: Double) in LiveSessionSnapshot.rounded(value, places: 4) }
-        object["der"] = round(evaluation.finalDER.errorRate)
-        object["der_collar"] = round(evaluation.finalDERCollar.errorRate)
-        object["live_der_collar"] = round(evaluation.liveDERCollar.errorRate)
-        object["jer"] = round(evaluation.jer)
-        object["wder"] = round(evaluation.wder.errorRate)
-        object["speakers_reference"] = evaluation.speakers.referenceCount
-        object["speakers_found"] = evaluation.speakers.hypothesisCount
-        object["word_count"] = evaluation.wordCount
-        object["unlabelled_word_count"] = evaluation.unlabelledWordCount
-        object["label_latency_seconds"] = LiveSessionSnapshot.summary(evaluation.firstLabelLatenciesSeconds)
-        object["final_label_latency_seconds"] = LiveSessionSnapshot.summary(evaluation.finalLabelLatenciesSeconds)
-        object["chunk_seconds"] = LiveSessionSnapshot.summary(evaluation.chunkProcessingSeconds)
-        object["real_time_factor"] = evaluation.realTimeFactor.map(round) as Any? ?? NSNull()
-        object["turns"] = turns(evaluation.finalTurns)
-        if !evaluation.errors.isEmpty { object["session_errors"] = evaluation.errors }
+        object["der"] = round(score.finalDER.errorRate)
+        object["der_collar"] = round(score.finalDERCollar.errorRate)
+        object["live_der_collar"] = round(score.liveDERCollar.errorRate)
+        object["jer"] = round(score.jer)
+        object["wder"] = round(score.wder.errorRate)
+        object["speakers_reference"] = score.speakers.referenceCount
+        object["speakers_found"] = score.speakers.hypothesisCount
+        object["word_count"] = score.wordCount
+        object["unlabelled_word_count"] = score.unlabelledWordCount
+        object["label_latency_seconds"] = LiveSessionSnapshot.summary(stats.firstLabelLatenciesSeconds)
+        object["final_label_latency_seconds"] = LiveSessionSnapshot.summary(stats.finalLabelLatenciesSeconds)
+        object["chunk_seconds"] = LiveSessionSnapshot.summary(stats.chunkProcessingSeconds)
+        object["real_time_factor"] = stats.realTimeFactor.map(round) as Any? ?? NSNull()
+        object["turns"] = turns(stats.finalTurns.map(segment))
+        if !result.sessionErrors.isEmpty { object["session_errors"] = result.sessionErrors }
         return object
+    }
+
+    static func segment(_ turn: WireTurn) -> SpeakerSegment {
+        SpeakerSegment(speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds)
     }
 
     private static func turns(_ segments: [SpeakerSegment]) -> [[String: Any]] {

@@ -17,9 +17,8 @@ struct TestRecordingRoutes {
             let parsed = try TestRecordingRequest.parse(
                 request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
                 randomSeed: { UInt64.random(in: 1 ... 999_999) })
-            // The loopback stream presents the caller's own credential: it can do what the caller can.
-            let credential = try? PresentedCredential.bearer(request.headers)
-            let report = try service.start(parsed, credential: credential ?? nil,
+            // The sessions act as the caller: they can do what the caller can.
+            let report = try service.start(parsed, principal: principal, address: request.remoteAddress,
                                            perDeviceLimit: principal.deviceID == nil ? nil : sharePerDevice)
             let id = report["id"] as? String ?? ""
             return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])

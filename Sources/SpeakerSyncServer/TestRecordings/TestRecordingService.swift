@@ -1,40 +1,36 @@
+import DiarizationScoring
 import Dispatch
 import Foundation
 import Logging
-import MeetingSynth
-import SpeakerSyncEval
+import SessionProtocol
 import SpeakerSyncStore
 import Synchronization
-import WebSocketTransport
 
 /// Runs the console's test recordings: synthesises a meeting with exact truth (espeak-ng, as
-/// `speakersync synth` does), streams it through each chosen provider over a loopback WebSocket
-/// exactly as a device would (`EvalRunner`, the machinery of `speakersync eval`), and scores each
-/// provider's result against the truth.
+/// `speakersync synth` does), streams it through each chosen provider as a device would, and scores
+/// each provider's result against the truth (`SessionScore`, as `speakersync eval` does).
 ///
-/// Why a loopback connection rather than feeding a session in process: the figures must be the ones a
-/// device gets (framing, backpressure, the provider worker, the store), and the sessions then show up
-/// among the live sessions like any other. The stream presents the requesting credential, so a test
-/// recording can do no more than its caller could.
+/// The device lives in this process (`InProcessDevice`): it opens a real session through
+/// `SessionManager` and talks to it over a `LoopbackSessionTransport` instead of a socket. The
+/// figures are still the ones a device gets (the session's protocol messages, backpressure, the
+/// provider worker, the store), and the sessions show up among the live sessions like any other.
+/// They act as the principal that asked (a device token: only as its device), pass the handshake's
+/// checks for it (credential still live, its rate, the device's connections) and close when its
+/// credential is revoked, so a test recording can do no more than its caller could; no credential
+/// travels or is kept.
 ///
 /// Each recording is a `jobs` row (kind `test_recording`) holding its report, so every server answers
 /// for it and a stop never makes it vanish. It is this server's from the start rather than queued for
-/// any server: the caller's credential lives only in this server's memory (it is never stored), so
-/// no other server could stream it, and a recording cut off by a stop is failed, not resumed.
+/// any server: its sessions run in this process, and a recording cut off by a stop is failed, not
+/// resumed.
 final class TestRecordingService: Sendable {
-    struct Endpoint: Sendable {
-        /// `ws://127.0.0.1:PORT` or `wss://…`.
-        var url: String
-        /// For TLS: the server's own certificate, trusted for the loopback connection.
-        var caFilePath: String?
-    }
-
     private let queue: JobQueue
     /// The recordings running on this server, each written through to its row as it changes.
     private let running = Mutex<[String: TestRecordingReport]>([:])
     /// Admission (the limit, this server's stray rows, the insert) one request at a time.
     private let admission = Mutex(Admission())
-    private let endpoint = Mutex<Endpoint?>(nil)
+    /// Where the recordings' sessions are opened; set once the server is up.
+    private let sessions = Mutex<SessionManager?>(nil)
     private let logger: Logger
     private let synthQueue = DispatchQueue(label: "speakersync.test-recordings", attributes: .concurrent)
 
@@ -54,15 +50,16 @@ final class TestRecordingService: Sendable {
         self.logger = logger
     }
 
-    /// Set once the transport listens.
-    func bind(_ endpoint: Endpoint) {
-        self.endpoint.withLock { $0 = endpoint }
+    /// Set once the transport listens (before, a request is answered `server_starting`).
+    func bind(_ sessions: SessionManager) {
+        self.sessions.withLock { $0 = sessions }
     }
 
-    /// Starts `request` in the background; the report to poll.
-    /// `perDeviceLimit`: the device's share (`JobShareConfig`); nil for the admin's requests.
-    func start(_ request: TestRecordingRequest, credential: String?, perDeviceLimit: Int? = nil) throws(APIError) -> [String: Any] {
-        guard let endpoint = endpoint.withLock({ $0 }) else {
+    /// Starts `request` in the background, its sessions acting as `principal` (who asked, from
+    /// `address`); the report to poll. `perDeviceLimit`: the device's share (`JobShareConfig`); nil
+    /// for the admin's requests.
+    func start(_ request: TestRecordingRequest, principal: Principal, address: String?, perDeviceLimit: Int? = nil) throws(APIError) -> [String: Any] {
+        guard let sessions = sessions.withLock({ $0 }) else {
             throw APIError(status: 503, code: "server_starting", message: "the server is still starting")
         }
         let id = JobIDs.make()
@@ -99,7 +96,9 @@ final class TestRecordingService: Sendable {
             throw APIError(status: 429, code: "device_share_used",
                            message: "device \(request.deviceID) already has \(perDeviceLimit ?? 0) test recording(s) running (its share, serve --max-test-recordings-per-device); retry when one is done")
         }
-        synthQueue.async { self.run(id: id, request: request, endpoint: endpoint, credential: credential) }
+        let device = InProcessDevice(config: InProcessDeviceConfig(speed: request.speed), sessions: sessions, principal: principal,
+                                     address: address, logger: logger)
+        synthQueue.async { self.run(id: id, request: request, device: device) }
         return TestRecordingReport.jsonObject(of: started)
     }
 
@@ -141,9 +140,9 @@ final class TestRecordingService: Sendable {
         }
     }
 
-    /// Stops taking recordings and fails those running here: they cannot be resumed (their caller's
-    /// credential is not stored). Call before the listener closes, so their streams' end is not
-    /// mistaken for a provider's failure. Idempotent.
+    /// Stops taking recordings and fails those running here: they cannot be resumed (their sessions
+    /// ran in this process). Call before the sessions stop, so their end is not mistaken for a
+    /// provider's failure. Idempotent.
     func shutdown() {
         admission.withLock { $0.stopping = true }
         running.withLock { $0.removeAll() }
@@ -161,12 +160,12 @@ final class TestRecordingService: Sendable {
 
     // MARK: Running (a synthQueue thread, then a task)
 
-    private func run(id: String, request: TestRecordingRequest, endpoint: Endpoint, credential: String?) {
+    private func run(id: String, request: TestRecordingRequest, device: InProcessDevice) {
         var logger = self.logger
         logger[metadataKey: "test_recording"] = "\(id)"
-        let recording: EvalRecording
+        let meeting: TestMeeting
         do {
-            recording = try synthesise(id: id, request: request)
+            meeting = try TestMeeting.synthesise(request, recordingID: id)
         } catch {
             logger.error("test recording: synthesis failed", metadata: ["error": "\(error)"])
             update(id) { $0.phase = .failed; $0.error = "synthesis_failed: \(error)" }
@@ -174,31 +173,37 @@ final class TestRecordingService: Sendable {
         }
         update(id) { report in
             report.phase = .streaming
-            report.audioSeconds = recording.audioSeconds
-            report.truth = recording.reference
-            report.truthWordCount = recording.words.count
+            report.audioSeconds = meeting.audioSeconds
+            report.truth = meeting.reference
+            report.truthWordCount = meeting.words.count
         }
         Task.detached { [self] in
             for (index, provider) in request.providers.enumerated() {
                 // Failed by a stop (here or, by recovery, elsewhere): stream nothing more.
-                guard running.withLock({ $0[id] != nil }) else { return }
-                var config = EvalConfig(serverURL: endpoint.url, provider: provider, speed: request.speed)
-                config.caFilePath = endpoint.caFilePath
-                config.token = credential
-                config.deviceID = request.deviceID
-                config.warmUp = false
-                // Kept so the console can play the meeting and re-diarize it with other providers.
-                config.storeAudio = true
-                config.memoryPollSeconds = 2
-                var run = recording
-                run.conversationID = running.withLock { $0[id]?.results[index].conversationID }
+                guard let conversationID = running.withLock({ $0[id]?.results[index].conversationID }) else { return }
                 update(id) { $0.results[index].phase = .streaming }
+                var start = StartRequest(conversationID: conversationID, deviceID: request.deviceID, provider: provider,
+                                         sampleRate: meeting.audio.sampleRate, encoding: .pcmS16LE)
+                // Kept so the console can play the meeting and re-diarize it with other providers.
+                start.storeAudio = true
+                // Provider `device` gets the device's own turns: the truth, as `speakersync eval` sends them.
+                let segments = provider == "device"
+                    ? meeting.reference.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                    : []
                 do {
-                    let client = try WebSocketClient(caFilePath: endpoint.caFilePath, tls: endpoint.url.hasPrefix("wss://"), logger: logger)
-                    let summary = try await EvalRunner(config: config, client: client, logger: logger).run([run])
+                    let streamed = try await device.stream(meeting, start: start, segments: segments)
+                    let score = SessionScore(
+                        reference: meeting.reference, uem: meeting.uem, referenceWords: meeting.referenceWords,
+                        hypothesisWords: streamed.words.map {
+                            ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker)
+                        },
+                        liveTurns: streamed.stats.liveTurns.map(TestRecordingReport.segment),
+                        finalTurns: streamed.stats.finalTurns.map(TestRecordingReport.segment))
                     update(id) { report in
                         report.results[index].phase = .done
-                        report.results[index].evaluation = summary.files.first
+                        report.results[index].score = score
+                        report.results[index].stats = streamed.stats
+                        report.results[index].sessionErrors = streamed.errors.map { "\($0.code.rawValue): \($0.message)" }
                     }
                 } catch {
                     logger.error("test recording: stream failed", metadata: ["provider": "\(provider)", "error": "\(error)"])
@@ -212,22 +217,5 @@ final class TestRecordingService: Sendable {
                 report.phase = report.results.allSatisfy { $0.phase == .failed } ? .failed : .done
             }
         }
-    }
-
-    /// The meeting and its truth, as `speakersync synth` writes them and `speakersync eval` reads them.
-    private func synthesise(id: String, request: TestRecordingRequest) throws -> EvalRecording {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-test-recording-\(id)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let config = MeetingSetConfig(speakerCount: request.speakerCount, meetingCount: 1, turnCount: request.turnCount,
-                                      seed: request.seed, namePrefix: "test-\(id)")
-        try MeetingSet.write(config, to: directory)
-        let spec = EvalCorpusSpec(
-            audioPaths: [directory.path], rttmPaths: [directory.appendingPathComponent("reference.rttm").path],
-            uemPaths: [directory.appendingPathComponent("reference.uem").path],
-            wordsDirectory: directory.appendingPathComponent("words").path)
-        guard let recording = try EvalCorpus.load(spec).first else {
-            throw EvalError(.invalidInput, "the synthesised meeting could not be read back")
-        }
-        return recording
     }
 }
