@@ -9,6 +9,14 @@ import WebSocketTransport
 struct AudioRoute {
     let directory: any LabellingDirectory
 
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let directory = services.labellings
+        table.add(.get, "/v1/conversations/{id}/audio", name: "audio", access: .conversation(.id)) { context in
+            guard let directory else { throw APIError(status: 404, code: "not_found", message: "this server keeps no audio") }
+            return try AudioRoute(directory: directory).answer(conversationID: try context.parameter(.id), context.request)
+        }
+    }
+
     func answer(conversationID id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let format = request.query["format"] ?? "wav"
         guard ["wav", "flac"].contains(format) else {
