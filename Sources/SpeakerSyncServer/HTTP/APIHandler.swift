@@ -9,7 +9,7 @@ import WebSocketTransport
 /// request over; the work (PostgreSQL reads, rendering) runs on a worker queue and the response goes
 /// back through `respond`.
 final class APIHandler: HTTPHandler, Sendable {
-    let table: RouteTable
+    private let table: RouteTable
     /// Applied in order, the first outermost: every answer is counted (errors rendered inside that),
     /// text is checked before the route is looked at, the credential before the scope.
     private let middleware: [any RouteMiddleware]

@@ -10,10 +10,9 @@ struct AudioRoute {
     let directory: any LabellingDirectory
 
     static func register(in table: inout RouteTable, services: APIServices) {
-        let directory = services.labellings
+        let route = Capability(services.labellings.map { AudioRoute(directory: $0) }, absent: "this server keeps no audio")
         table.add(.get, "/v1/conversations/{id}/audio", name: "audio", access: .conversation(.id)) { context in
-            guard let directory else { throw APIError(status: 404, code: "not_found", message: "this server keeps no audio") }
-            return try AudioRoute(directory: directory).answer(conversationID: try context.parameter(.id), context.request)
+            try route.get().answer(conversationID: try context.parameter(.id), context.request)
         }
     }
 

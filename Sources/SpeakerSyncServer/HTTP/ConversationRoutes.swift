@@ -45,7 +45,7 @@ struct ConversationRoutes {
     func delete(_ context: RouteContext) throws -> HTTPResponse {
         let id = try context.parameter(.id)
         let principal = try context.principal
-        guard let eraser = services.eraser else { throw APIError(status: 404, code: "not_found", message: "this server deletes no conversations") }
+        let eraser = try Capability(services.eraser, absent: "this server deletes no conversations").get()
         // A session writing it would store it again: it must end first.
         if services.sessions?.runner(conversationID: id) != nil {
             throw APIError(status: 409, code: "conversation_active", message: "conversation \(id) is being recorded; delete it once its session has ended")

@@ -45,7 +45,7 @@ struct RouteTable: Sendable {
 
     /// Whether the transport may read a request's body without a credential: the path as sent is an
     /// open route's pattern, or lies under the fixed start of one with parameters (`/console/…`).
-    /// The path's text decides, not its match: `/console/nothing` is let through to its 404, and
+    /// The path's text decides, not its match: `/console/a/b` is let through to its 404, and
     /// `//healthz` is not an open path.
     func isOpen(path: String) -> Bool {
         routes.contains { $0.access == .open && $0.pattern.opens(path) }
