@@ -114,9 +114,9 @@ import WebSocketTransport
         return (AccessGate(config: config, book: book, clock: { 0 }), token)
     }
 
-    @Test func healthIsOpenAndEverythingElseNeedsACredential() throws {
+    /// Which paths it is asked about is the route table's (`RouteTableTests.openPathsAreTheProbesAndTheConsole`).
+    @Test func everyRequestItIsAskedAboutNeedsACredential() throws {
         let (gate, token) = try Self.gate()
-        #expect(gate.admit(HTTPRequest(method: "GET", path: "/healthz")) == nil)
         #expect(gate.admit(HTTPRequest(method: "GET", path: "/v1/conversations"))?.status == 401)
         #expect(gate.admit(HTTPRequest(method: "GET", path: "/v1/conversations", headers: ["authorization": "Bearer nope"]))?.status == 401)
         #expect(gate.admit(HTTPRequest(method: "GET", path: "/v1/conversations", headers: ["authorization": "Basic eDp5"]))?.status == 401)

@@ -21,6 +21,9 @@ import Testing
     func sessions(access: AccessGate = AccessGate(config: AccessConfig(mode: .off), book: CredentialBook())) -> SessionManager {
         var config = SessionConfig.default
         config.knownProviders = Set(plugins.providers.map(\.id))
+        // The device paces itself on the test process's cooperative threads, which the suites running
+        // beside it can hold for a long time on a loaded machine; these tests are not about idling.
+        config.idleIntervalSeconds = 300
         let manager = SessionManager()
         manager.bind(SessionEnvironment(
             transport: RecordingTransport(), store: store, providers: plugins, claims: ConversationClaims(), merge: .default,

@@ -3,7 +3,8 @@ import Foundation
 /// Who may connect and how much: credentials and limits (docs/security.md has the reasoning).
 public struct AccessConfig: Sendable {
     public enum Mode: String, Sendable, CaseIterable {
-        /// Every route but `/healthz` and every WebSocket needs a device token or the admin key.
+        /// Every route but the open ones (the probes, the console's files) and every WebSocket needs a
+        /// device token or the admin key.
         case required
         /// No credentials: everyone is admin. Refused unless the server listens on loopback only.
         case off
@@ -15,33 +16,25 @@ public struct AccessConfig: Sendable {
     public var environmentAdminKey: String?
     /// Where a generated admin key is written (mode 0600) besides being printed once; nil:
     /// `AccessConfig.defaultAdminKeyFile(dataDirectory:)`.
-    public var adminKeyFile: String?
+    public var adminKeyFile: String? = nil
     /// Revoke the stored admin keys and generate a new one at start (a lost key).
-    public var resetAdminKey: Bool
+    public var resetAdminKey = false
     /// WebSocket connections one device may hold at once (its reconnects overlap the old socket briefly).
-    public var maxConnectionsPerDevice: Int
+    public var maxConnectionsPerDevice = 8
     /// Sessions (started streams) one device may run at once.
-    public var maxSessionsPerDevice: Int
+    public var maxSessionsPerDevice = 4
     /// Requests (HTTP requests and WebSocket upgrades) per second per credential, and the burst allowed.
-    public var requestsPerSecond: Double
-    public var requestBurst: Double
+    public var requestsPerSecond: Double = 20
+    public var requestBurst: Double = 60
     /// How often the credentials are read again from PostgreSQL (changes made by another server
     /// sharing the database, including revocations, take effect within this).
-    public var refreshSeconds: Double
+    public var refreshSeconds: Double = 5
 
+    /// The limits start at their defaults; set them on the value.
     public init(mode: Mode = .required,
-                environmentAdminKey: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 },
-                adminKeyFile: String? = nil, resetAdminKey: Bool = false, maxConnectionsPerDevice: Int = 8,
-                maxSessionsPerDevice: Int = 4, requestsPerSecond: Double = 20, requestBurst: Double = 60, refreshSeconds: Double = 5) {
+                environmentAdminKey: String? = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"].flatMap { $0.isEmpty ? nil : $0 }) {
         self.mode = mode
         self.environmentAdminKey = environmentAdminKey
-        self.adminKeyFile = adminKeyFile
-        self.resetAdminKey = resetAdminKey
-        self.maxConnectionsPerDevice = maxConnectionsPerDevice
-        self.maxSessionsPerDevice = maxSessionsPerDevice
-        self.requestsPerSecond = requestsPerSecond
-        self.requestBurst = requestBurst
-        self.refreshSeconds = refreshSeconds
     }
 
     public static let `default` = AccessConfig()

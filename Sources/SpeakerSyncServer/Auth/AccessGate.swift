@@ -23,9 +23,6 @@ public final class AccessGate: Sendable {
         self.clock = clock
     }
 
-    /// Probes, open to everyone (they tell nothing but ok or not).
-    static let openPaths: Set<String> = ["/healthz", "/livez", "/readyz"]
-
     /// Everyone is admin when access control is off.
     static let open = Principal.admin(keyID: "open")
 
@@ -42,9 +39,9 @@ public final class AccessGate: Sendable {
     }
 
     /// The transport's early check of an HTTP request (before its body is read): 401 without a valid
-    /// credential, 429 over the rate. `/healthz` is open (it answers less without a credential).
+    /// credential, 429 over the rate. The route table asks it about every request but those of its
+    /// open routes (the probes, the console's files).
     func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        if Self.openPaths.contains(head.path) || ConsoleAssets.isConsolePath(head.path) { return nil }
         switch principal(httpHeaders: head.headers) {
         case .failure(let error):
             return APIHandler.json(error.jsonObject, status: error.status, headers: [("www-authenticate", #"Bearer realm="speakersync""#)])

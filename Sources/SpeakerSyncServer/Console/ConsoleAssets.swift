@@ -22,9 +22,11 @@ enum ConsoleAssets {
         "test-tab.js": PackageResources.test_tab_js,
     ]
 
-    /// `/` and `/console/…` are the console; the gate lets them through without a credential.
-    static func isConsolePath(_ path: String) -> Bool {
-        path == "/" || path.hasPrefix("/console/")
+    /// `GET /` and `GET /console/{file}`, open: the page and its scripts hold no data; the page signs
+    /// in to call everything else.
+    static func register(in table: inout RouteTable) {
+        table.add(.get, "/", name: "console", access: .open) { _ in response(file: indexFile) }
+        table.add(.get, "/console/{file}", name: "console", access: .open) { context in response(file: try context.parameter(.file)) }
     }
 
     static func response(file: String) -> HTTPResponse {

@@ -9,6 +9,13 @@ import WebSocketTransport
 struct AudioRoute {
     let directory: any LabellingDirectory
 
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let route = Capability(services.labellings.map { AudioRoute(directory: $0) }, absent: "this server keeps no audio")
+        table.add(.get, "/v1/conversations/{id}/audio", name: "audio", access: .conversation(.id)) { context in
+            try route.get().answer(conversationID: try context.parameter(.id), context.request)
+        }
+    }
+
     func answer(conversationID id: String, _ request: HTTPRequest) throws -> HTTPResponse {
         let format = request.query["format"] ?? "wav"
         guard ["wav", "flac"].contains(format) else {

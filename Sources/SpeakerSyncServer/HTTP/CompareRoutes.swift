@@ -23,6 +23,17 @@ struct CompareRoutes {
     /// Most labellings one comparison takes (pairs grow with the square).
     static let maxLabellings = 6
 
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let routes = Capability(services.labellings.map { CompareRoutes(directory: $0, merge: services.merge) },
+                                absent: "this server keeps no labellings")
+        table.add(.get, "/v1/conversations/{id}/compare", name: "compare", access: .conversation(.id)) { context in
+            try routes.get().compare(conversation: try context.conversation, context.request)
+        }
+        table.add(.put, "/v1/conversations/{id}/references/{name}", name: "put_reference", access: .conversation(.id)) { context in
+            try routes.get().putReference(conversationID: try context.parameter(.id), name: try context.parameter(.name), context.request)
+        }
+    }
+
     func compare(conversation: ConversationSummary, _ request: HTTPRequest) throws -> HTTPResponse {
         let id = conversation.id
         let available = try directory.labellings(conversationID: id).filter { $0.source != .reference }.map(\.name)

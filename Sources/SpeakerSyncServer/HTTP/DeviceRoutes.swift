@@ -14,41 +14,50 @@ protocol DeviceDirectory: Sendable {
 }
 
 /// `GET`/`PUT /v1/devices/{id}/settings` (the console's provider toggle, stored per device),
-/// `GET /v1/devices` (admin), and `POST /v1/conversations/{id}/speakers/{label}` (rename or merge).
+/// and `GET /v1/devices` (admin). (A speaker's rename or merge is `SessionRoutes`': a live session applies it.)
 struct DeviceRoutes {
     let devices: any DeviceDirectory
     let providers: any ProviderHost
     let defaultProvider: String?
     let sessions: SessionManager?
 
-    func settings(_ deviceID: String, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
-        _ = try APIHandler.scopedDevice(principal, requested: deviceID)
-        var record: DeviceSettingsRecord
-        if request.method == "PUT" {
-            guard case .object(let object)? = try? JSONParser().parse(bytes: request.body), let value = object["provider"] else {
-                throw APIError(status: 400, code: "invalid_parameter", message: #"the body must be {"provider":"<id>"} or {"provider":null}"#)
-            }
-            let provider: String?
-            switch value {
-            case .null: provider = nil
-            case .string(let id):
-                let known = providers.providers.map(\.id)
-                guard known.contains(id) else {
-                    throw APIError(status: 400, code: "unknown_provider", message: "provider '\(id)' is not available; available: \(known.sorted().joined(separator: ", "))")
-                }
-                provider = id
-            default: throw APIError(status: 400, code: "invalid_parameter", message: "provider must be a provider id or null")
-            }
-            record = try devices.setDeviceProvider(deviceID: deviceID, provider: provider)
-        } else {
-            record = try devices.deviceSettings(deviceID: deviceID)
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let routes = Capability(services.devices.map {
+            DeviceRoutes(devices: $0, providers: services.providers, defaultProvider: services.defaultProvider, sessions: services.sessions)
+        }, absent: "this server keeps no device settings")
+        table.add(.get, "/v1/devices", name: "list_devices", access: .admin(refusal: "only the admin key lists every device")) { _ in
+            try routes.get().list()
         }
-        return APIHandler.json(jsonObject(record))
+        table.add(.get, "/v1/devices/{device_id}/settings", name: "device_settings", access: .device(.deviceID)) { context in
+            let device = try routes.get()
+            return APIHandler.json(device.jsonObject(try device.devices.deviceSettings(deviceID: context.parameter(.deviceID))))
+        }
+        table.add(.put, "/v1/devices/{device_id}/settings", name: "device_settings", access: .device(.deviceID)) { context in
+            try routes.get().setProvider(deviceID: try context.parameter(.deviceID), context.request)
+        }
     }
 
-    func list(as principal: Principal) throws -> HTTPResponse {
-        guard principal.isAdmin else { throw APIError(status: 403, code: "admin_required", message: "only the admin key lists every device") }
-        return APIHandler.json(["devices": try devices.devices(limit: 500).map { device -> [String: Any] in
+    /// The device's provider choice, `{"provider":"<id>"}` or `{"provider":null}` (the server default).
+    func setProvider(deviceID: String, _ request: HTTPRequest) throws -> HTTPResponse {
+        guard case .object(let object)? = try? JSONParser().parse(bytes: request.body), let value = object["provider"] else {
+            throw APIError(status: 400, code: "invalid_parameter", message: #"the body must be {"provider":"<id>"} or {"provider":null}"#)
+        }
+        let provider: String?
+        switch value {
+        case .null: provider = nil
+        case .string(let id):
+            let known = providers.providers.map(\.id)
+            guard known.contains(id) else {
+                throw APIError(status: 400, code: "unknown_provider", message: "provider '\(id)' is not available; available: \(known.sorted().joined(separator: ", "))")
+            }
+            provider = id
+        default: throw APIError(status: 400, code: "invalid_parameter", message: "provider must be a provider id or null")
+        }
+        return APIHandler.json(jsonObject(try devices.setDeviceProvider(deviceID: deviceID, provider: provider)))
+    }
+
+    func list() throws -> HTTPResponse {
+        APIHandler.json(["devices": try devices.devices(limit: 500).map { device -> [String: Any] in
             var object = jsonObject(device.settings)
             object["conversation_count"] = device.conversationCount
             object["last_seen"] = device.lastSeen.map(ConversationSummary.timestamp) as Any? ?? NSNull()

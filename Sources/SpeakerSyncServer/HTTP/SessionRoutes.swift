@@ -3,26 +3,36 @@ import Foundation
 import SpeakerSyncStore
 import WebSocketTransport
 
-/// The routes a running session answers: the console's list and view of live sessions, and a rename
-/// or merge applied by the session that runs the conversation. Each asks the session on its own
-/// queue and answers from its callback, so the HTTP worker hands the question over and returns
-/// instead of waiting for a session that may be busy.
+/// The routes a running session answers: the console's list and view of live sessions
+/// (`GET /v1/sessions[/{conversation_id}]`; a device token sees its own device's only, another
+/// device's answers exactly like one that does not run), and a speaker's rename or merge
+/// (`POST /v1/conversations/{id}/speakers/{label}`), applied by the session that runs the
+/// conversation, else in PostgreSQL. Each asks the session on its own queue and answers from its
+/// callback, so the HTTP worker hands the question over and returns instead of waiting for a
+/// session that may be busy.
 struct SessionRoutes {
     let sessions: SessionManager?
     let devices: (any DeviceDirectory)?
     /// Where PostgreSQL is asked when the session is gone: never the session's own queue.
     let workers: DispatchQueue
 
-    /// Whether `route` is answered here, from a callback.
-    static func answers(_ route: APIRoute) -> Bool {
-        switch route {
-        case .liveSessions, .liveSession, .changeSpeaker: true
-        default: false
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let routes = SessionRoutes(sessions: services.sessions, devices: services.devices,
+                                   workers: DispatchQueue(label: "speakersync.http.speakers", attributes: .concurrent))
+        table.addAnsweringLater(.get, "/v1/sessions", name: "live_sessions", access: .credential) { context, reply in
+            routes.list(as: try context.principal, reply: reply)
+        }
+        table.addAnsweringLater(.get, "/v1/sessions/{conversation_id}", name: "live_session", access: .credential) { context, reply in
+            routes.one(conversationID: try context.parameter(.conversationID), as: try context.principal, reply: reply)
+        }
+        table.addAnsweringLater(.post, "/v1/conversations/{id}/speakers/{label}", name: "change_speaker",
+                                access: .conversation(.id)) { context, reply in
+            routes.changeSpeaker(conversationID: try context.parameter(.id), label: try context.parameter(.label), context.request, reply: reply)
         }
     }
 
     /// GET /v1/sessions
-    func list(as principal: Principal, reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) {
+    func list(as principal: Principal, reply: @escaping RouteReply) {
         guard let sessions else { return reply(.success(APIHandler.json(["sessions": [Any]()]))) }
         sessions.liveSessions(visibleTo: principal) { live in
             reply(.success(APIHandler.json(["sessions": live.map { $0.jsonObject() }])))
@@ -30,7 +40,7 @@ struct SessionRoutes {
     }
 
     /// GET /v1/sessions/{conversation_id}
-    func one(conversationID: String, as principal: Principal, reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) {
+    func one(conversationID: String, as principal: Principal, reply: @escaping RouteReply) {
         let notFound = APIError(status: 404, code: "session_not_found", message: "no session of conversation '\(conversationID)' is running on this server")
         guard let sessions else { return reply(.failure(notFound)) }
         sessions.liveSession(conversationID: conversationID, visibleTo: principal) { snapshot in
@@ -43,7 +53,7 @@ struct SessionRoutes {
     /// runs here, else in PostgreSQL (on the calling worker). The caller has checked the conversation
     /// is visible to it.
     func changeSpeaker(conversationID: String, label: String, _ request: HTTPRequest,
-                       reply: @escaping @Sendable (Result<HTTPResponse, any Error>) -> Void) {
+                       reply: @escaping RouteReply) {
         let change: SpeakerChange
         do {
             change = try SpeakerChange.parse(request.body)

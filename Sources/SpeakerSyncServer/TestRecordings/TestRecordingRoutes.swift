@@ -10,27 +10,35 @@ struct TestRecordingRoutes {
     /// Test recordings one device may run at once (`JobShareConfig`); the admin is not held to it.
     let sharePerDevice: Int
 
-    func answer(_ route: APIRoute, _ request: HTTPRequest, as principal: Principal) throws -> HTTPResponse {
-        switch route {
-        case .startTestRecording:
-            let known = Set(providers.providers.map(\.id))
-            let parsed = try TestRecordingRequest.parse(
-                request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
-                randomSeed: { UInt64.random(in: 1 ... 999_999) })
-            // The sessions act as the caller: they can do what the caller can.
-            let report = try service.start(parsed, principal: principal, address: request.remoteAddress,
-                                           perDeviceLimit: principal.deviceID == nil ? nil : sharePerDevice)
-            let id = report["id"] as? String ?? ""
-            return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])
-        case .listTestRecordings:
-            return APIHandler.json(["test_recordings": try service.list(visibleTo: principal)])
-        case .testRecording(let id):
-            guard let report = try service.report(id: id, visibleTo: principal) else {
+    static func register(in table: inout RouteTable, services: APIServices) {
+        let routes = Capability(services.testRecordings.map {
+            TestRecordingRoutes(service: $0, providers: services.providers, defaultProvider: services.defaultProvider,
+                                sharePerDevice: services.jobShares.testRecordingsPerDevice)
+        }, absent: "this server runs no test recordings")
+        table.add(.post, "/v1/test-recordings", name: "start_test_recording", access: .credential) { try routes.get().start($0) }
+        table.add(.get, "/v1/test-recordings", name: "list_test_recordings", access: .credential) { context in
+            APIHandler.json(["test_recordings": try routes.get().service.list(visibleTo: context.principal)])
+        }
+        table.add(.get, "/v1/test-recordings/{id}", name: "test_recording", access: .credential) { context in
+            let id = try context.parameter(.id)
+            guard let report = try routes.get().service.report(id: id, visibleTo: context.principal) else {
                 throw APIError(status: 404, code: "test_recording_not_found", message: "no test recording with id '\(id)'")
             }
             return APIHandler.json(report)
-        default:
-            throw APIError(status: 404, code: "not_found", message: "no route")
         }
+    }
+
+    func start(_ context: RouteContext) throws -> HTTPResponse {
+        let request = context.request
+        let principal = try context.principal
+        let known = Set(providers.providers.map(\.id))
+        let parsed = try TestRecordingRequest.parse(
+            request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
+            randomSeed: { UInt64.random(in: 1 ... 999_999) })
+        // The sessions act as the caller: they can do what the caller can.
+        let report = try service.start(parsed, principal: principal, address: request.remoteAddress,
+                                       perDeviceLimit: principal.deviceID == nil ? nil : sharePerDevice)
+        let id = report["id"] as? String ?? ""
+        return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])
     }
 }
