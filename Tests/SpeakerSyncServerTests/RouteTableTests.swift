@@ -332,6 +332,26 @@ import WebSocketTransport
         #expect(try count("unmatched", 405) == 1)
     }
 
+    /// Routes answered from a callback (a running session's) pass the same middleware: scoped,
+    /// counted and their errors written with the request id when the reply comes.
+    @Test func routesAnsweredLaterPassTheSameMiddleware() throws {
+        let listed = send("GET", "/v1/sessions", token: phone1)
+        #expect(listed.status == 200 && String(decoding: listed.response.body, as: UTF8.self) == #"{"sessions":[]}"#)
+        let missing = send("GET", "/v1/sessions/c1", token: phone1)
+        #expect(missing.status == 404 && missing.code == "session_not_found")
+        #expect(missing.response.headers.contains { $0.0 == "x-request-id" })
+        #expect(send("GET", "/v1/sessions").status == 401)
+        let hidden = send("POST", "/v1/conversations/c1/speakers/S1", token: phone2)
+        #expect(hidden.status == 404 && hidden.code == "conversation_not_found")
+        let unparsable = send("POST", "/v1/conversations/c1/speakers/S1", token: phone1)
+        #expect(unparsable.status == 400 && unparsable.code == "invalid_parameter")
+        #expect(try count("live_sessions", 200) == 1)
+        #expect(try count("live_session", 404) == 1)
+        #expect(try count("live_sessions", 401) == 1)
+        #expect(try count("change_speaker", 404) == 1)
+        #expect(try count("change_speaker", 400) == 1)
+    }
+
     @Test func overTheRateARequestIsRefusedBeforeItsBody() throws {
         var config = AccessConfig(environmentAdminKey: Self.adminKey)
         config.requestsPerSecond = 1
