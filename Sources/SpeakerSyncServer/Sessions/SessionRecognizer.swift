@@ -32,11 +32,12 @@ final class SessionRecognizer: @unchecked Sendable {
     private var cpuSeconds = 0.0
 
     /// `offsetSeconds`: where the session's first sample lies on the conversation timeline, so the
-    /// words come out on that timeline as a device's would.
-    init(pool: RecognizerPool, sampleRate: Int, offsetSeconds: Double, label: String, sessionQueue: DispatchQueue,
+    /// words come out on that timeline as a device's would. Its own queue is named after the
+    /// session's (`<session queue>.asr`).
+    init(pool: RecognizerPool, sampleRate: Int, offsetSeconds: Double, sessionQueue: DispatchQueue,
          logger: Logger, handler: @escaping (RecognizerEvent) -> Void) throws {
         recognizer = try StreamingRecognizer(pool: pool, sampleRate: sampleRate, offsetSeconds: offsetSeconds)
-        queue = DispatchQueue(label: "\(label).asr")
+        queue = DispatchQueue(label: "\(sessionQueue.label).asr")
         self.sessionQueue = sessionQueue
         self.handler = handler
         self.logger = logger

@@ -186,7 +186,7 @@ extension SessionRunner {
             do {
                 session.recognizer = try SessionRecognizer(
                     pool: pool, sampleRate: request.sampleRate, offsetSeconds: session.audioOffsetSeconds,
-                    label: "speakersync.session.\(connection.rawValue)", sessionQueue: queue, logger: logger
+                    sessionQueue: queue, logger: logger
                 ) { [weak self] event in
                     self?.recognizerEvent(event)
                 }
