@@ -1,28 +1,15 @@
 import DiarizationScoring
 import SpeakerSyncClient
 
-/// Every figure `speakersync eval` reports for one recording.
+/// Every figure `speakersync eval` reports for one recording: its `SessionScore` (read through, as
+/// `evaluation.finalDER`; the console's test recordings report the same score) and the session's own
+/// figures beside it.
+@dynamicMemberLookup
 public struct FileEvaluation: Sendable {
     public var id: String
     public var audioSeconds: Double
-    /// Final turns against the reference, overlap scored, at collar 0 and 0.25 s.
-    public var finalDER: DERComponents
-    public var finalDERCollar: DERComponents
-    /// The turns as first published (live), collar 0.25 s.
-    public var liveDERCollar: DERComponents
-    /// Jaccard error rate of the final turns, collar 0.
-    public var jer: Double
-    /// WDER over all words (exact truth for synthetic meetings; midpoint reference speaker otherwise).
-    public var wder: WDERResult
-    /// WDER over the words outside overlapped reference speech.
-    public var wderOutsideOverlap: WDERResult
-    /// Words in overlapped reference speech, and how many of them carry one of the speakers talking
-    /// (under the WDER speaker mapping).
-    public var overlapWordCount: Int
-    public var overlapWordsWithATalkingSpeaker: Int
-    public var wordCount: Int
-    public var unlabelledWordCount: Int
-    public var speakers: SpeakerCountError
+    /// The turns and words against the recording's truth.
+    public var score: SessionScore
     public var firstLabelLatenciesSeconds: [Double]
     public var finalLabelLatenciesSeconds: [Double]
     public var chunkProcessingSeconds: [Double]
@@ -44,23 +31,12 @@ public struct FileEvaluation: Sendable {
         id = recording.id
         audioSeconds = recording.audioSeconds
         // Hypothesis words: what the device holds at the end.
-        let score = SessionScore(
+        score = SessionScore(
             reference: recording.reference, uem: recording.uem, referenceWords: recording.referenceWords,
             hypothesisWords: transcript.words.map {
                 ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker, isOverlapped: false)
             },
             liveTurns: liveTurns, finalTurns: finalTurns)
-        finalDER = score.finalDER
-        finalDERCollar = score.finalDERCollar
-        liveDERCollar = score.liveDERCollar
-        jer = score.jer
-        wder = score.wder
-        wderOutsideOverlap = score.wderOutsideOverlap
-        overlapWordCount = score.overlapWordCount
-        overlapWordsWithATalkingSpeaker = score.overlapWordsWithATalkingSpeaker
-        wordCount = score.wordCount
-        unlabelledWordCount = score.unlabelledWordCount
-        speakers = score.speakers
         firstLabelLatenciesSeconds = stats.firstLabelLatenciesSeconds
         finalLabelLatenciesSeconds = stats.finalLabelLatenciesSeconds
         chunkProcessingSeconds = stats.chunkProcessingSeconds
@@ -70,4 +46,8 @@ public struct FileEvaluation: Sendable {
         self.conversationID = conversationID
         self.finalTurns = finalTurns
     }
+}
+
+extension FileEvaluation {
+    public subscript<Value>(dynamicMember figure: KeyPath<SessionScore, Value>) -> Value { score[keyPath: figure] }
 }
