@@ -36,6 +36,19 @@ public enum VendorLocation {
         return (folder as NSString).appendingPathComponent(sileroModelFileName)
     }
 
+    /// A model file scripts/setup puts in vendor/models (the segmentation and embedding models of the
+    /// `pyannote` provider, silero's VAD): in SPEAKERSYNC_MODELS when set, else the vendor/ found.
+    public static func modelPath(
+        _ fileName: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        searchRoots: [String] = defaultSearchRoots()
+    ) -> String {
+        if let folder = environment[modelsEnvironmentVariable], !folder.isEmpty {
+            return (folder as NSString).appendingPathComponent(fileName)
+        }
+        return (locate(vendorModelsSubpath, containing: fileName, searchRoots: searchRoots) as NSString).appendingPathComponent(fileName)
+    }
+
     /// The executable's folder, then the current directory.
     public static func defaultSearchRoots() -> [String] {
         var roots: [String] = []
