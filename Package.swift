@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "speakersync-speakerkit", type: .dynamic, targets: ["SpeakerKit"]),
         .library(name: "speakersync-sherpa-onnx", type: .dynamic, targets: ["SherpaOnnx"]),
         .library(name: "speakersync-falcon", type: .dynamic, targets: ["Falcon"]),
+        .library(name: "speakersync-pyannote", type: .dynamic, targets: ["Pyannote"]),
         // The parsers of untrusted input, for the libFuzzer harnesses in Fuzz/ (a package of its own
         // that depends on this one by path and can only use its products).
         .library(name: "SessionProtocol", targets: ["SessionProtocol"]),
@@ -119,6 +120,13 @@ let package = Package(
         // dlopen'd library; model files are checked before the library sees them.
         .target(name: "CSherpaOnnxSpeakers"),
         .target(name: "SherpaOnnxSpeakers", dependencies: ["CSherpaOnnxSpeakers", "VoiceActivity"]),
+        // onnxruntime's C API (the library vendored with sherpa-onnx), dlopen'd by a C shim; the pyannote
+        // segmentation model on it; the overlap-aware streaming pipeline (docs/pyannote.md).
+        .target(name: "COnnxRuntime"),
+        .target(name: "SpeakerSegmentation", dependencies: ["COnnxRuntime", "VoiceActivity"]),
+        .target(name: "OverlapDiarization", dependencies: [
+            "SpeakerSegmentation", "StreamingDiarization", "SpeakerManager", .product(name: "Logging", package: "swift-log"),
+        ]),
         // Picovoice Falcon's C library (PyPI pvfalcon, vendored by scripts/setup), dlopen'd; docs/falcon.md.
         .target(name: "CPicovoiceFalcon"),
         .target(name: "PicovoiceFalcon", dependencies: ["CPicovoiceFalcon", "VoiceActivity"]),
@@ -182,7 +190,7 @@ let package = Package(
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
-            "SherpaOnnxSpeakers", "SpeechRecognition",
+            "SherpaOnnxSpeakers", "SpeechRecognition", "OverlapDiarization", "SpeakerSegmentation",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -230,6 +238,17 @@ let package = Package(
             path: "Plugins/SherpaOnnx"
         ),
 
+        // pyannote segmentation-3.0 + CAM++, overlap-aware streaming (docs/pyannote.md).
+        .target(
+            name: "Pyannote",
+            dependencies: [
+                "CSpeakerSyncPluginABI", "ProviderPluginKit", "OverlapDiarization", "SpeakerSegmentation", "SherpaOnnxSpeakers",
+                "StreamingDiarization", "DiarizationModels", "ResourcePooling", "VoiceActivity",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Plugins/Pyannote"
+        ),
+
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
         .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", "FaultInjection", .product(name: "Logging", package: "swift-log")],
@@ -245,6 +264,8 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
+        .testTarget(name: "SpeakerSegmentationTests", dependencies: ["SpeakerSegmentation", "SpeakerSyncAudio", "TestSupport"]),
+        .testTarget(name: "OverlapDiarizationTests", dependencies: ["OverlapDiarization", "SpeakerSegmentation", "StreamingDiarization", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
         .testTarget(name: "ResourcePoolingTests", dependencies: ["ResourcePooling"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),

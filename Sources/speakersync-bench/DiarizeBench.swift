@@ -224,7 +224,7 @@ private final class TimedDetector: SpeechDetector {
 }
 
 /// Counts the CPU the speaker encoder spends.
-private final class TimedEmbedder: SpeakerEmbedder {
+final class TimedEmbedder: SpeakerEmbedder {
     let inner: any SpeakerEmbedder
     let cpuSeconds = Mutex(0.0)
 

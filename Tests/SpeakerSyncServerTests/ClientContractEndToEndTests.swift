@@ -66,11 +66,11 @@ import WebSocketTransport
 
     @Test func anUnknownProviderAndAnUnknownShadowAreRefusedAtOnce() async throws {
         let server = try TestServer()
-        for (provider, shadows) in [("pyannote", [String]()), ("device", ["pyannote"])] {
+        for (provider, shadows) in [("nemo-msdd", [String]()), ("device", ["nemo-msdd"])] {
             let (session, outcome) = try await Self.run(url: server.ws, token: server.adminKey, provider: provider, shadows: shadows)
             let failure = try #require(Self.refusal(outcome), "\(provider) \(shadows): \(String(describing: outcome))")
             #expect(failure.errorCode == "unknown_provider" && failure.closeCode == 1008, "\(failure)")
-            #expect(failure.message.contains("pyannote"))
+            #expect(failure.message.contains("nemo-msdd"))
             #expect(session.connectionAttempts == 1)
         }
     }

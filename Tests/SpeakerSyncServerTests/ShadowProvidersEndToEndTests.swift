@@ -131,7 +131,7 @@ import WebSocketTransport
     @Test func shadowsThatCannotRunAreRefusedAtTheStart() async throws {
         let server = try TestServer()
         let cases: [(shadows: String, code: String)] = [
-            (#"["pyannote"]"#, "unknown_provider"),
+            (#"["nemo-msdd"]"#, "unknown_provider"),
             (#"["device"]"#, "invalid_field"),
             (#"["speakerkit"]"#, "invalid_field"),
             (#"["energy","energy"]"#, "invalid_field"),
