@@ -86,7 +86,7 @@ import TestSupport
         let path = "/v1/conversations/\(report.conversationID)/diarize"
         let cases: [(String, String?, Int, String)] = [
             (path + "?provider=energy", token, 409, "audio_not_stored"),
-            (path + "?provider=pyannote", token, 400, "unknown_provider"),
+            (path + "?provider=nemo-msdd", token, 400, "unknown_provider"),
             (path + "?provider=device", token, 400, "invalid_parameter"),
             (path, token, 400, "invalid_parameter"),
             (path + "?provider=energy", other, 404, "conversation_not_found"),
