@@ -3,9 +3,10 @@ import SpeakerManager
 import SpeakerSegmentation
 import StreamingDiarization
 
-/// Finalize: one clustering over every window's local-speaker embeddings, then every window's local
-/// speakers mapped one to one onto the clusters, and the windows' activity added up frame by frame
-/// into turns (pyannote's offline recipe on the streaming windows: the audio is not analysed again).
+/// Finalize: the live clusters revised, then the windows' activity added up frame by frame into turns
+/// (pyannote's offline recipe on the streaming windows: the audio is not analysed again). The live
+/// clusters' centroids merge while closer than `finalDistance`, or down to the count hint; local
+/// speakers without an embedding follow their track.
 ///
 /// Per frame, as many clusters are active as the windows covering it counted local speakers on
 /// average (rounded), the most active first: overlap is kept where the segmentation heard it. Pure.
@@ -172,30 +173,6 @@ struct FinalReclustering {
             sums[label] = entry
         }
         return sums.mapValues { (OnlineSpeakerClustering.unit($0.sum), $0.seconds) }
-    }
-
-    /// Rows onto distinct columns with the least total cost (rows ≤ 3: exhaustive). A row left
-    /// over when there are fewer columns than rows takes its nearest column.
-    static func oneToOne(_ costs: [[Float]]) -> [Int] {
-        guard let columns = costs.first?.count, columns > 0 else { return [] }
-        var best: (cost: Float, choice: [Int]) = (.infinity, [])
-        var choice = [Int](repeating: -1, count: costs.count)
-        func search(_ row: Int, _ cost: Float, _ used: Set<Int>) {
-            if cost >= best.cost { return }
-            if row == costs.count { best = (cost, choice); return }
-            let free = (0 ..< columns).filter { !used.contains($0) }
-            if free.isEmpty {
-                choice[row] = costs[row].indices.min { costs[row][$0] < costs[row][$1] }!
-                search(row + 1, cost + costs[row][choice[row]] + 1, used)
-                return
-            }
-            for column in free {
-                choice[row] = column
-                search(row + 1, cost + costs[row][column], used.union([column]))
-            }
-        }
-        search(0, 0, [])
-        return best.choice
     }
 
     /// Frame-level aggregation of the mapped windows into turns.
