@@ -6,10 +6,10 @@ import SpeakerManager
 /// weight-averaged distance between their members (UPGMA with weights, via Lance–Williams). Each
 /// row keeps its nearest neighbour, so a merge costs O(n) plus the rows that pointed at the merged
 /// pair: close to O(n²) overall instead of O(n³).
-public enum AgglomerativeClustering {
+enum AgglomerativeClustering {
     /// Cluster index per item. Merges while the closest pair is nearer than `threshold`, and also
     /// beyond it while there are more than `maxClusters`; stops at `minClusters`.
-    public static func cluster(_ embeddings: [[Float]], weights: [Double], threshold: Float,
+    static func cluster(_ embeddings: [[Float]], weights: [Double], threshold: Float,
                         minClusters: Int = 1, maxClusters: Int? = nil) -> [Int] {
         let n = embeddings.count
         guard n > 1 else { return Array(repeating: 0, count: n) }
