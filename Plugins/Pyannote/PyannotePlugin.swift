@@ -23,23 +23,16 @@ enum PyannotePlugin {
     static let embeddingModelFileName = "campplus-zh-en-common-advanced.onnx"
 
     static func provider(host: PluginHostConnection) -> PyannoteProvider {
-        let segmentationPath = VendorLocation.modelPath(PyannoteSegmentation.modelFileName)
-        let embeddingPath = VendorLocation.modelPath(embeddingModelFileName)
-        do {
-            let segmenters = try SegmenterPool(modelPath: segmentationPath)
-            let extractor: SpeakerEmbeddingExtractor
-            do throws(SherpaOnnxSpeakersError) {
-                extractor = try SpeakerEmbeddingExtractor(modelPath: embeddingPath)
-            } catch {
-                return .unavailable("cannot load the embedding model: \(error.message) (run scripts/setup)", logger: host.logger)
-            }
-            host.logger.info("loaded models", metadata: [
-                "provider": "\(providerID)", "segmentation_model": "\(segmentationPath)", "embedding_model": "\(embeddingPath)",
-                "dimension": "\(extractor.dimension)",
+        do throws(PyannoteModelsUnavailable) {
+            let models = try PyannoteModels(segmentationPath: VendorLocation.modelPath(PyannoteSegmentation.modelFileName),
+                                            embeddingPath: VendorLocation.modelPath(embeddingModelFileName))
+            host.logger.info("found models (opened by the first session)", metadata: [
+                "provider": "\(providerID)", "segmentation_model": "\(models.segmentationPath)",
+                "embedding_model": "\(models.embeddingPath)", "dimension": "\(models.dimension)",
             ])
-            return PyannoteProvider(segmenters: segmenters, extractor: extractor, logger: host.logger)
+            return PyannoteProvider(models: models, logger: host.logger)
         } catch {
-            return .unavailable("cannot load the segmentation model: \(error.message)", logger: host.logger)
+            return .unavailable(error.message, logger: host.logger)
         }
     }
 }
@@ -50,10 +43,16 @@ final class SegmenterPool: WindowSegmenter {
     let frames = SegmentationFrames.pyannote3
     private let pool: ResourcePool<PyannoteSegmentation, SpeakerSegmentationError>
 
-    /// Makes the first model now, so a file onnxruntime cannot use fails loading, not a session.
-    init(modelPath: String) throws(SpeakerSegmentationError) {
+    /// Makes nothing yet: `prepare()` makes the first model when a session starts.
+    init(modelPath: String) {
         let make = { () throws(SpeakerSegmentationError) -> PyannoteSegmentation in try PyannoteSegmentation(modelPath: modelPath) }
-        pool = ResourcePool(first: try make(), maximum: ProcessInfo.processInfo.activeProcessorCount, make: make)
+        pool = ResourcePool(maximum: ProcessInfo.processInfo.activeProcessorCount, make: make)
+    }
+
+    /// Makes the first model if none is made, so a file onnxruntime cannot use fails a session's start
+    /// rather than its first window.
+    func prepare() throws(SpeakerSegmentationError) {
+        try pool.withResource { (_) throws(SpeakerSegmentationError) in }
     }
 
     func activity(_ samples: UnsafeBufferPointer<Float>) throws -> LocalSpeakerActivity {

@@ -20,23 +20,20 @@ final class PyannoteProvider: PluginProvider {
 
     let descriptor: PluginDescriptor
     private let reason: String?
-    let segmenters: SegmenterPool?
-    let extractor: SpeakerEmbeddingExtractor?
+    let models: PyannoteModels?
     let logger: Logger
 
-    init(segmenters: SegmenterPool, extractor: SpeakerEmbeddingExtractor, logger: Logger) {
+    init(models: PyannoteModels, logger: Logger) {
         descriptor = Self.descriptor
         reason = nil
-        self.segmenters = segmenters
-        self.extractor = extractor
+        self.models = models
         self.logger = logger
     }
 
     private init(reason: String, logger: Logger) {
         descriptor = Self.descriptor
         self.reason = reason
-        segmenters = nil
-        extractor = nil
+        models = nil
         self.logger = logger
     }
 
@@ -95,22 +92,33 @@ final class PyannoteProvider: PluginProvider {
     }
 
     func makeSession(_ request: PluginSessionRequest) throws(PluginFailure) -> any PluginProviderSession {
-        guard reason == nil, let segmenters, let extractor else { throw PluginFailure(.unavailable, reason ?? "not loaded") }
+        guard reason == nil, let models else { throw PluginFailure(.unavailable, reason ?? "not loaded") }
         let (config, hint) = try options(request.optionsJSON)
+        let extractor = try loadedExtractor(models)
         // Profiles from another provider's embedding space cannot be compared with this one's.
         let known = request.knownSpeakers.filter { $0.embedding.count == extractor.dimension }
             .map { (speaker: $0.speaker, embedding: $0.embedding, seconds: $0.seconds) }
         var logger = logger
         logger[metadataKey: "session"] = "\(request.sessionID)"
-        let diarizer = OverlapDiarizer(config: config, hint: hint, segmenter: segmenters, embedder: SherpaOnnxEmbedder(extractor: extractor),
+        let diarizer = OverlapDiarizer(config: config, hint: hint, segmenter: models.segmenters, embedder: SherpaOnnxEmbedder(extractor: extractor),
                                        known: known, logger: logger)
         return PyannoteSession(diarizer: diarizer)
     }
 
     var embedsVoices: Bool { reason == nil }
 
+    private func loadedExtractor(_ models: PyannoteModels) throws(PluginFailure) -> SpeakerEmbeddingExtractor {
+        do throws(PyannoteModelsUnavailable) {
+            return try models.loaded()
+        } catch {
+            logger.error("cannot open the models", metadata: ["provider": "\(PyannotePlugin.providerID)", "reason": "\(error.message)"])
+            throw PluginFailure(.unavailable, error.message)
+        }
+    }
+
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {
-        guard reason == nil, let extractor else { throw PluginFailure(.unavailable, reason ?? "not loaded") }
+        guard reason == nil, let models else { throw PluginFailure(.unavailable, reason ?? "not loaded") }
+        let extractor = try loadedExtractor(models)
         do {
             return try extractor.embed(samples)
         } catch {
