@@ -266,7 +266,10 @@ let package = Package(
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "SpeakerSegmentationTests", dependencies: ["SpeakerSegmentation", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "OverlapDiarizationTests", dependencies: ["OverlapDiarization", "SpeakerSegmentation", "StreamingDiarization", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "DiarizationModelsTests", dependencies: ["DiarizationModels"]),
+        .testTarget(name: "DiarizationModelsTests", dependencies: [
+            "DiarizationModels", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SpeakerSyncAudio", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ResourcePoolingTests", dependencies: ["ResourcePooling"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),
         .testTarget(name: "ProviderPluginKitTests", dependencies: ["ProviderPluginKit"]),

@@ -78,6 +78,14 @@ public final class StreamingDiarizer {
     // MARK: Input
 
     public func push(_ samples: [Float]) throws {
+        guard let round = try pushDeferringEmbeddings(samples) else { return }
+        try complete(round, embeddings: embed(round.windows))
+    }
+
+    /// `push` up to the encoder: the windows now due for an embedding, which the caller embeds (with
+    /// other sessions' in one batch: `DiarizerBatch`) and hands back to `complete` before this
+    /// diarizer's next call. Nil when nothing needs embedding (what could be published was).
+    public func pushDeferringEmbeddings(_ samples: [Float]) throws -> EmbeddingRound? {
         guard !isFinalized else { throw DiarizerError(.finalized, "audio after finalize") }
         audio.append(samples)
         loudness.append(samples)
@@ -89,10 +97,32 @@ public final class StreamingDiarizer {
             unanalyzed.append(contentsOf: samples)
             // A batch of frames that is due goes out on time: blocks delay only what the VAD alone
             // decides (where speech starts and ends), never the labels of ongoing speech.
-            guard Double(unanalyzed.count) >= blockSamples || streamEndSeconds >= batchDueSeconds else { return }
+            guard Double(unanalyzed.count) >= blockSamples || streamEndSeconds >= batchDueSeconds else { return nil }
             analyzePending()
         }
-        try process(final: false)
+        return beginRound(final: false)
+    }
+
+    /// The second half of a deferred push: the round's embeddings (in the order of its windows)
+    /// assign its frames to speakers, and the turns they make are published.
+    public func complete(_ round: EmbeddingRound, embeddings: [[Float]]) throws {
+        guard embeddings.count == round.slots.count else {
+            throw DiarizerError(.embeddingFailed, "\(embeddings.count) embeddings for \(round.slots.count) windows")
+        }
+        embeddedFrameCount += round.slots.count
+        for (slot, embedding) in zip(round.slots, embeddings) {
+            regions[slot.region].frames[slot.frame].embedding = embedding
+            try assignOnline(region: slot.region, frame: slot.frame, embedding: embedding)
+        }
+        publishAndSettle()
+    }
+
+    private func embed(_ windows: [[Float]]) throws -> [[Float]] {
+        do {
+            return try embedder.embed(windows)
+        } catch {
+            throw DiarizerError(.embeddingFailed, "\(error)")
+        }
     }
 
     /// When the open stretch of speech will have its next batch of frames ready (their look-ahead
@@ -167,6 +197,13 @@ public final class StreamingDiarizer {
     private var streamEndSeconds: Double { Double(audio.endSample) / Double(config.sampleRate) }
 
     private func process(final: Bool) throws {
+        guard let round = beginRound(final: final) else { return }
+        try complete(round, embeddings: embed(round.windows))
+    }
+
+    /// Frames whose look-ahead audio has arrived become an embedding round (marked processed now, so
+    /// a round is never handed out twice); nil when there is none yet, having published what changed.
+    private func beginRound(final: Bool) -> EmbeddingRound? {
         updateRegions(final: final)
         let known = final ? streamEndSeconds : min(detector.analyzedSeconds, streamEndSeconds)
         // Frames whose look-ahead audio has arrived (all of a closed region's).
@@ -187,29 +224,25 @@ public final class StreamingDiarizer {
         // Batch frames for the encoder, but never hold back the end of a stretch of speech.
         guard final || closedRegionReady || ready.count >= config.minimumBatch else {
             for r in firstUnsettled ..< regions.count { publish(region: r) }
-            return
+            return nil
         }
-        var jobs: [(region: Int, frame: Int, window: [Float])] = []
+        var round = EmbeddingRound()
         let rate = Double(config.sampleRate)
         for item in ready {
             regions[item.region].frames[item.frame].processed = true
             regions[item.region].frames[item.frame].windowSeconds = item.end - item.start
             guard item.end - item.start >= config.minWindowSeconds else { continue }
-            jobs.append((item.region, item.frame, audio.slice(Int(item.start * rate), Int(item.end * rate))))
+            round.slots.append((item.region, item.frame))
+            round.windows.append(audio.slice(Int(item.start * rate), Int(item.end * rate)))
         }
-        if !jobs.isEmpty {
-            let embeddings: [[Float]]
-            do {
-                embeddings = try embedder.embed(jobs.map(\.window))
-            } catch {
-                throw DiarizerError(.embeddingFailed, "\(error)")
-            }
-            embeddedFrameCount += jobs.count
-            for (job, embedding) in zip(jobs, embeddings) {
-                regions[job.region].frames[job.frame].embedding = embedding
-                try assignOnline(region: job.region, frame: job.frame, embedding: embedding)
-            }
+        guard !round.slots.isEmpty else {
+            publishAndSettle()
+            return nil
         }
+        return round
+    }
+
+    private func publishAndSettle() {
         for r in firstUnsettled ..< regions.count { publish(region: r) }
         while firstUnsettled < regions.count, regions[firstUnsettled].isSettled { firstUnsettled += 1 }
     }

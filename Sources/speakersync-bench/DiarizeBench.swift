@@ -202,7 +202,7 @@ func threadCPUSeconds() -> Double {
 }
 
 /// Counts the CPU the VAD spends.
-private final class TimedDetector: SpeechDetector {
+final class TimedDetector: SpeechDetector {
     let inner: any SpeechDetector
     var cpuSeconds = 0.0
 

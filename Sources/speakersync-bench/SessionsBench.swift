@@ -32,6 +32,8 @@ struct SessionsBench: AsyncParsableCommand {
     @Option(help: "The server's --provider-isolation: process, session or none.")
     var isolation: String = "process"
 
+    @Option(name: .customLong("chunk-seconds"), help: "Audio per frame a device sends (0.1 = the 100 ms frames of the published figures).")
+    var chunkSeconds = 0.1
     @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets).")
     var verbose = false
 
@@ -109,6 +111,7 @@ struct SessionsBench: AsyncParsableCommand {
                     config.shadowProviders = shadows
                     config.token = tokens[index]
                     config.speed = 1
+                    config.chunkSeconds = chunkSeconds
                     config.finalizeTimeoutSeconds = 60
                     do {
                         return (index, .success(try await DeviceStreamer(client: client, config: config, logger: logger)
