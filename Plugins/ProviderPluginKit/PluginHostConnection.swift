@@ -1,8 +1,9 @@
 import CSpeakerSyncPluginABI
 import Logging
 
-/// The host table a plugin's init() received, as Swift: a logger that writes through `host->log`, and
-/// the operator's provider configuration (revision 4's `provider_config`, nil from older hosts).
+/// The host table a plugin's init() received, as Swift: a logger that writes through `host->log`, the
+/// operator's provider configuration (revision 4's `provider_config`, nil from older hosts) and the
+/// host's backlog (revision 5).
 /// Sendable: the host table is the host's, immutable and valid until deinit, and its callbacks may be
 /// called from any thread (speakersync_plugin.h).
 public struct PluginHostConnection: @unchecked Sendable {
@@ -23,5 +24,15 @@ public struct PluginHostConnection: @unchecked Sendable {
             >= MemoryLayout<speakersync_host_t>.offset(of: \.provider_config)! + MemoryLayout<UnsafeRawPointer?>.size
         guard hasMember, let lookup = host.pointee.provider_config else { return nil }
         return providerID.withCString { lookup(host, $0) }.map { String(cString: $0) }
+    }
+
+    /// How long the push now starting waited in the host's queue (revision 5's `backlog_seconds`); 0
+    /// from a host that does not measure it or predates revision 5.
+    public func backlogSeconds() -> Double {
+        let hasMember = Int(host.pointee.struct_size)
+            >= MemoryLayout<speakersync_host_t>.offset(of: \.backlog_seconds)! + MemoryLayout<UnsafeRawPointer?>.size
+        guard hasMember, let read = host.pointee.backlog_seconds else { return 0 }
+        let seconds = read(host)
+        return seconds.isFinite ? max(0, seconds) : 0
     }
 }

@@ -5,15 +5,18 @@ import DiarizationModels
 import SpeakerEmbedding
 import VoiceActivity
 
-/// What every speakerkit session shares, made once in init(): the host's log, the GE2E encoder (5.7 MB
-/// of weights, immutable, safe from every session queue at once) and the VAD detectors.
+/// What every speakerkit session shares, made once in init(): the host's log and backlog, the GE2E
+/// encoder (5.7 MB of weights, immutable, safe from every session queue at once) and the VAD detectors.
 final class SpeakerKitRuntime: Sendable {
     let logger: Logger
     let encoder: SpeakerEncoder
     let detectors: SpeechDetectorPool
+    /// How long the push now starting waited in the host's queues (ABI revision 5; 0 from older hosts).
+    let backlogSeconds: @Sendable () -> Double
 
-    init(logger: Logger) throws {
+    init(logger: Logger, backlogSeconds: @escaping @Sendable () -> Double = { 0 }) throws {
         self.logger = logger
+        self.backlogSeconds = backlogSeconds
         encoder = try SpeakerEncoder(logger: logger)
         detectors = try SpeechDetectorPool(logger: logger)
     }

@@ -15,6 +15,9 @@ final class SpeakerKitSession: PluginProviderSession {
     private let detector: SileroVoiceActivityDetector
     private let runtime: SpeakerKitRuntime
     let logger: Logger
+    /// The embedding stride from the host's backlog: labels on time at a coarser grain when the worker
+    /// cannot keep up (docs/benchmarks.md, "Load shedding").
+    private var shedding = LoadShedding()
 
     init(runtime: SpeakerKitRuntime, embedder: any SpeakerEmbedder, options: DiarizerOptions, known: [Speaker], sessionID: String) throws {
         self.sessionID = sessionID
@@ -37,6 +40,13 @@ final class SpeakerKitSession: PluginProviderSession {
     }
 
     func push(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) {
+        let stride = shedding.update(backlogSeconds: runtime.backlogSeconds(), audioSeconds: Double(samples.count) / 16_000)
+        if stride != diarizer.embeddingStride {
+            logger.info(stride > diarizer.embeddingStride ? "behind: embedding fewer frames" : "catching up: embedding more frames", metadata: [
+                "embedding_stride": "\(stride)", "backlog_seconds": "\(String(format: "%.2f", runtime.backlogSeconds()))",
+            ])
+            diarizer.embeddingStride = stride
+        }
         do {
             try diarizer.push(Array(samples))
         } catch {
@@ -59,6 +69,7 @@ final class SpeakerKitSession: PluginProviderSession {
         }
         logger.debug("finalized", metadata: [
             "speakers": "\(diarizer.speakersWithTurns.count)", "embedded_frames": "\(diarizer.embeddedFrameCount)",
+            "shed_frames": "\(diarizer.shedFrameCount)",
         ])
     }
 

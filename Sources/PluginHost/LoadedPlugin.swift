@@ -87,7 +87,8 @@ final class LoadedPlugin: @unchecked Sendable {
                 abi_version: SPEAKERSYNC_PLUGIN_ABI_VERSION,
                 host_data: context.toOpaque(),
                 log: pluginLogCallback,
-                provider_config: pluginProviderConfigCallback))
+                provider_config: pluginProviderConfigCallback,
+                backlog_seconds: pluginBacklogCallback))
         let status = initFunction(host)
         guard status == SPEAKERSYNC_OK else {
             dlclose(handle)
@@ -101,6 +102,11 @@ final class LoadedPlugin: @unchecked Sendable {
         self.hostTable = host
         self.logContext = context
         self.logger = logger
+    }
+
+    /// What the plugin's `backlog_seconds` answers from now on (any thread).
+    func noteBacklog(seconds: Double) {
+        logContext.takeUnretainedValue().backlogSeconds = seconds
     }
 
     /// The plugin's factories, in its order; nil entries where get_factory returned NULL.

@@ -5,11 +5,12 @@ import Darwin
 #endif
 import CSpeakerSyncPluginABI
 import Logging
+import Synchronization
 
 /// What a plugin's host callbacks reach: the registry's logger, tagged with the plugin's path, and the
 /// operator's provider configuration. Reached through `host_data`, because a C function pointer cannot
 /// capture context. Sendable: every member is immutable after init (the C strings are written once
-/// and freed in deinit), and the logger is thread-safe.
+/// and freed in deinit) or atomic (the backlog), and the logger is thread-safe.
 final class PluginHostContext: @unchecked Sendable {
     let logger: Logger
     let path: String
@@ -20,6 +21,14 @@ final class PluginHostContext: @unchecked Sendable {
         self.logger = logger
         self.path = path
         configs = configuration.sections.mapValues { strdup($0)! }
+    }
+
+    /// The host's backlog (revision 5's `backlog_seconds`): set by whoever runs the plugin's pushes.
+    private let backlog = Atomic<UInt64>(0)
+
+    var backlogSeconds: Double {
+        get { Double(bitPattern: backlog.load(ordering: .relaxed)) }
+        set { backlog.store(newValue.bitPattern, ordering: .relaxed) }
     }
 
     func config(for providerID: String) -> UnsafePointer<CChar>? {
@@ -53,4 +62,10 @@ let pluginProviderConfigCallback: @convention(c) (UnsafePointer<speakersync_host
     guard let host, let data = host.pointee.host_data, let providerID else { return nil }
     let context = Unmanaged<PluginHostContext>.fromOpaque(data).takeUnretainedValue()
     return context.config(for: String(cString: providerID))
+}
+
+/// The `backlog_seconds` member of every host table (revision 5): what the host last measured.
+let pluginBacklogCallback: @convention(c) (UnsafePointer<speakersync_host_t>?) -> Double = { host in
+    guard let host, let data = host.pointee.host_data else { return 0 }
+    return Unmanaged<PluginHostContext>.fromOpaque(data).takeUnretainedValue().backlogSeconds
 }

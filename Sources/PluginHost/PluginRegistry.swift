@@ -187,6 +187,12 @@ public final class PluginRegistry: Sendable {
         }
     }
 
+    /// How long the push now starting waited after its audio arrived, for every loaded plugin's
+    /// `backlog_seconds` (ABI revision 5): the plugins may shed work while it is high. Any thread.
+    public func noteBacklog(seconds: Double) {
+        for factory in factories.values { factory.plugin.noteBacklog(seconds: max(0, seconds)) }
+    }
+
     /// Whether provider `providerID` can embed a voice (enrolment).
     public func supportsVoiceEmbedding(providerID: String) -> Bool {
         guard let table = factories[providerID]?.table else { return false }

@@ -57,6 +57,16 @@ public final class StreamingDiarizer {
     let enrolledProfiles: [Int32: [Float]]
 
     public private(set) var embeddedFrameCount = 0
+    /// Frames embedded under load shedding's wider step, and frames it left to their neighbours.
+    public private(set) var shedFrameCount = 0
+    /// One frame in this many gets an embedding of its own (1: every frame); the others are labelled
+    /// from their neighbours, as frames too short for a window are. The host raises it while it cannot
+    /// keep up (`LoadShedding`), so labels arrive on time at a coarser grain instead of ever later.
+    /// A region's first and a closed region's last frame are always embedded. May change at any push.
+    public var embeddingStride = 1
+    /// Windows of shed frames kept for finalize (`DiarizerConfig.shedRetentionSeconds`), 16-bit.
+    var retainedWindows: [(region: Int, frame: Int, samples: [Int16])] = []
+    var retainedSampleCount = 0
 
     public init(config: DiarizerConfig = .default, hint: SpeakerCountHint = .none, detector: any SpeechDetector,
                 embedder: any SpeakerEmbedder, speakers: SpeakerManager, logger: Logger) {
@@ -141,6 +151,7 @@ public final class StreamingDiarizer {
         detector.flush()
         try process(final: true)
         isFinalized = true
+        try embedRetainedWindows()
         try recluster()
     }
 
@@ -232,6 +243,12 @@ public final class StreamingDiarizer {
             regions[item.region].frames[item.frame].processed = true
             regions[item.region].frames[item.frame].windowSeconds = item.end - item.start
             guard item.end - item.start >= config.minWindowSeconds else { continue }
+            if embeddingStride > 1, item.frame % embeddingStride != 0,
+               regions[item.region].isOpen || item.frame < regions[item.region].frames.count - 1 {
+                shedFrameCount += 1
+                retain(region: item.region, frame: item.frame, window: audio.slice(Int(item.start * rate), Int(item.end * rate)))
+                continue
+            }
             round.slots.append((item.region, item.frame))
             round.windows.append(audio.slice(Int(item.start * rate), Int(item.end * rate)))
         }
@@ -240,6 +257,30 @@ public final class StreamingDiarizer {
             return nil
         }
         return round
+    }
+
+    /// Keeps a shed frame's window for finalize, while the session's allowance lasts.
+    private func retain(region: Int, frame: Int, window: [Float]) {
+        guard Double(retainedSampleCount + window.count) <= config.shedRetentionSeconds * Double(config.sampleRate) else { return }
+        retainedSampleCount += window.count
+        retainedWindows.append((region, frame, window.map { Int16(clamping: Int(($0 * 32_768).rounded())) }))
+    }
+
+    /// Finalize: the kept windows of shed frames get their embeddings (no online decision: the
+    /// re-clustering labels them), in batches of a few.
+    private func embedRetainedWindows() throws {
+        defer {
+            retainedWindows.removeAll()
+            retainedSampleCount = 0
+        }
+        // A frame the VAD's later decision trimmed off its region is gone: nothing to label.
+        let kept = retainedWindows.filter { $0.frame < regions[$0.region].frames.count }
+        for start in stride(from: 0, to: kept.count, by: 8) {
+            let batch = kept[start ..< min(kept.count, start + 8)]
+            let embeddings = try embed(batch.map { kept in kept.samples.map { Float($0) / 32_768 } })
+            for (kept, embedding) in zip(batch, embeddings) { regions[kept.region].frames[kept.frame].embedding = embedding }
+            embeddedFrameCount += batch.count
+        }
     }
 
     private func publishAndSettle() {

@@ -36,6 +36,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
     @Option(name: .customLong("window-seconds")) var windowSeconds: Double?
     @Option(name: .customLong("minimum-batch")) var minimumBatch: Int?
+    @Option(name: .customLong("embedding-stride"), help: "Embed one frame in N, as load shedding does (1: every frame).")
+    var embeddingStride = 1
     @Option(name: .customLong("analysis-block"), help: "Override DiarizerConfig.default.analysisBlockSeconds (0: every push).") var analysisBlock: Double?
     @Option(name: .customLong("stretch-frames"), help: "Override DiarizerConfig.default.minimumStretchFrames (0: no stretch reassignment at finalize).") var stretchFrames: Int?
     @Option(name: .customLong("uncounted-voice-margin"), help: "Override DiarizerConfig.default.uncountedVoiceMargin (0: no search for a voice the count missed).") var uncountedVoiceMargin: Float?
@@ -98,6 +100,7 @@ struct DiarizeBench: ParsableCommand {
             let diarizer = StreamingDiarizer(
                 config: config, hint: SpeakerCountHint(exact: numSpeakers), detector: detector, embedder: embedder,
                 speakers: try SpeakerManager(config: config.speakerManagerConfig, logger: logger), logger: logger)
+            diarizer.embeddingStride = embeddingStride
             var turns: [UInt64: DiarizerTurn] = [:]
             func collect() {
                 for turn in diarizer.pullTurns() {

@@ -17,8 +17,8 @@ import Testing
     static let requests: [WorkerRequest] = [
         .create(.init(instance: 7, providerID: "speakerkit", sessionID: "ab12", sampleRate: 16_000, optionsJSON: #"{"num_speakers":2}"#,
                       knownSpeakers: known)),
-        .push(instance: 7, samples: [0, 0.5, -0.25, .leastNonzeroMagnitude, 1]),
-        .push(instance: 8, samples: []),
+        .push(instance: 7, samples: [0, 0.5, -0.25, .leastNonzeroMagnitude, 1], arrivedSeconds: 12_345.678_901),
+        .push(instance: 8, samples: [], arrivedSeconds: 0),
         .finalize(instance: 7),
         .destroy(instance: 7),
         .checkOptions(request: 3, providerID: "energy", optionsJSON: "{}"),
@@ -106,7 +106,7 @@ import Testing
         var answered = Array(WorkerReply.answered(request: 1, result: .success([])).encoded().dropFirst(4))
         answered[9] = 2
         #expect(throws: WireError.self) { try answered.withUnsafeBytes { try WorkerReply.decode($0) } }
-        var push = Array(WorkerRequest.push(instance: 1, samples: [1]).encoded().dropFirst(4))
+        var push = Array(WorkerRequest.push(instance: 1, samples: [1], arrivedSeconds: 1).encoded().dropFirst(4))
         push[9] = 0xff
         #expect(throws: WireError.self) { try push.withUnsafeBytes { try WorkerRequest.decode($0) } }
     }

@@ -135,6 +135,19 @@ typedef struct speakersync_host {
      * a plugin must load without its configuration (listing its providers as unavailable).
      */
     const char *(*provider_config)(const struct speakersync_host *host, const char *provider_id);
+
+    /* ---- ABI 1, revision 5: read only if SPEAKERSYNC_HAS_MEMBER(host, speakersync_host_t, backlog_seconds) ---- */
+
+    /**
+     * How far behind the host is in handing this plugin its audio: the seconds the push now starting
+     * waited in the host's queue after the audio arrived (0 when pushes run as they arrive, or when
+     * the host does not measure it). The same value for every instance of the plugin: it is the
+     * process's load, not one session's. A plugin may do less per second of audio while it is high
+     * (a wider step, fewer embeddings), so that turns stay near real time instead of lagging ever
+     * further; it must still label all of the audio. Thread: any thread on which the host is calling
+     * into the plugin; cheap (a load of a number), so it may be read on every push. May be NULL.
+     */
+    double (*backlog_seconds)(const struct speakersync_host *host);
 } speakersync_host_t;
 
 /* ------------------------------------------------------------------------------------------------ */

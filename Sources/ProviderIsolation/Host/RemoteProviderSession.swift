@@ -71,13 +71,14 @@ final class RemoteProviderSession: ProviderSession, @unchecked Sendable {
     var pendingSampleCount: Int { state.withLock { $0.ledger.pendingSampleCount } }
 
     func push(samples: [Float]) {
+        let now = MonotonicClock.seconds
         let open = state.withLock { state -> Bool in
             guard state.phase == .open else { return false }
-            state.ledger.sent(.push, at: MonotonicClock.seconds, sampleCount: samples.count)
+            state.ledger.sent(.push, at: now, sampleCount: samples.count)
             return true
         }
         guard open else { return }
-        worker.send(samples.withUnsafeBufferPointer { WorkerRequest.pushFrame(instance: instanceID, samples: $0) })
+        worker.send(samples.withUnsafeBufferPointer { WorkerRequest.pushFrame(instance: instanceID, samples: $0, arrivedSeconds: now) })
     }
 
     func finalize() {

@@ -8,7 +8,7 @@ import ProviderInterface
 /// in that order, so the server matches a reply to the oldest request outstanding for its instance.
 public enum WorkerProtocol {
     /// Bumped whenever a frame changes. The server passes it to the worker, which refuses another.
-    public static let version: UInt32 = 3
+    public static let version: UInt32 = 4
     /// The largest frame either side accepts (an enrolment recording of 10 minutes is 38 MB of floats).
     public static let maximumFrameBytes = 64 << 20
 }
@@ -19,7 +19,9 @@ enum WorkerRequest: Equatable, Sendable {
     /// server may send the instance's pushes right behind it: they run once create has.
     case create(CreateRequest)
     /// Push samples, then pull every pending turn; reply `.processed` or `.instanceFailed`.
-    case push(instance: UInt64, samples: [Float])
+    /// `arrivedSeconds`: when the server had the audio (CLOCK_MONOTONIC, which both processes share),
+    /// so the worker knows how long it waited in every queue on the way (the plugins' backlog).
+    case push(instance: UInt64, samples: [Float], arrivedSeconds: Double)
     /// Finalize, pull the last turns and every speaker profile; reply `.finalized` or `.instanceFailed`.
     case finalize(instance: UInt64)
     /// Destroy the instance; no reply.
@@ -66,8 +68,8 @@ enum WorkerRequest: Equatable, Sendable {
                 writer.f64(known.profile.durationSeconds)
                 writer.floats(known.profile.embedding)
             }
-        case .push(let instance, let samples):
-            return samples.withUnsafeBufferPointer { Self.pushFrame(instance: instance, samples: $0) }
+        case .push(let instance, let samples, let arrivedSeconds):
+            return samples.withUnsafeBufferPointer { Self.pushFrame(instance: instance, samples: $0, arrivedSeconds: arrivedSeconds) }
         case .finalize(let instance):
             writer.u8(Kind.finalize.rawValue)
             writer.u64(instance)
@@ -96,12 +98,13 @@ enum WorkerRequest: Equatable, Sendable {
     }
 
     /// A push frame straight from the caller's samples: the one copy audio makes on the server's side.
-    static func pushFrame(instance: UInt64, samples: UnsafeBufferPointer<Float>) -> [UInt8] {
-        var writer = WireWriter(capacity: 17 + samples.count * 4)
+    static func pushFrame(instance: UInt64, samples: UnsafeBufferPointer<Float>, arrivedSeconds: Double) -> [UInt8] {
+        var writer = WireWriter(capacity: 25 + samples.count * 4)
         writer.u32(0)
         writer.u8(Kind.push.rawValue)
         writer.u64(instance)
         writer.floats(samples)
+        writer.f64(arrivedSeconds)
         return Framing.sealed(writer.bytes)
     }
 
@@ -132,7 +135,7 @@ enum WorkerRequest: Equatable, Sendable {
             request = .create(CreateRequest(instance: instance, providerID: providerID, sessionID: sessionID,
                                             sampleRate: sampleRate, optionsJSON: options, knownSpeakers: known))
         case .push:
-            request = .push(instance: try reader.u64(), samples: try reader.floats())
+            request = .push(instance: try reader.u64(), samples: try reader.floats(), arrivedSeconds: try reader.f64())
         case .finalize:
             request = .finalize(instance: try reader.u64())
         case .destroy:

@@ -187,9 +187,13 @@ final class WorkerServer: @unchecked Sendable {
                     outbox.send(.createFailed(instance: create.instance, error: error))
                 }
             }
-        case .push(let id, let samples):
+        case .push(let id, let samples, let arrivedSeconds):
             guard let instance = instances[id] else { return }
-            executor.submit(instance.mailbox) { instance.session?.push(samples: samples) }
+            executor.submit(instance.mailbox) { [registry] in
+                // How long this audio waited (server queue, socket, mailbox): the plugins' backlog.
+                registry.noteBacklog(seconds: MonotonicClock.seconds - arrivedSeconds)
+                instance.session?.push(samples: samples)
+            }
         case .finalize(let id):
             guard let instance = instances[id] else { return }
             executor.submit(instance.mailbox, mayTakeLong: true) { instance.session?.finalize() }
