@@ -71,5 +71,17 @@ public struct DeliveryLedger: Sendable {
         segments.filter { $0.endSeconds > seconds }
     }
 
+    /// The segments a resume at `seconds` (session timeline) sends again: those ending after it, and
+    /// every one ending after the start of a word the server has not yet confirmed stored. Why the
+    /// second: a segment the server received on the dropped connection may not have been stored when
+    /// the new connection began (its turns are written behind), while the words it labels come after
+    /// it (a recogniser's delay) and are sent again; without it those words would be stored with no
+    /// speaker (seen in CI: `ResilienceEndToEndTests`, the network dropping every connection).
+    public func segmentsToResend(resumingAt seconds: Double) -> [SpeakerSyncSegment] {
+        let unconfirmed = undelivered.flatMap(\.words).filter { !stored.contains(Self.key($0.text, $0.startSeconds)) }
+        let from = min(seconds, unconfirmed.map(\.startSeconds).min() ?? seconds)
+        return segments(endingAfter: from)
+    }
+
     public var resultCount: Int { order.count }
 }

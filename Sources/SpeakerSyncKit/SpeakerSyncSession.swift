@@ -6,7 +6,8 @@ import Logging
 /// device segments and speaker edits whenever it has them; the session sends them while connected,
 /// keeps them while not, and after any disconnect reconnects (backoff with jitter), resumes the
 /// conversation where the server's stored audio ends, and sends again whatever the server may not have
-/// stored: the audio from there on, every result not yet echoed back `stored`, the segments after it.
+/// stored: the audio from there on, every result not yet echoed back `stored`, the segments after it
+/// and those labelling a result not yet stored (`DeliveryLedger.segmentsToResend`).
 /// A `result_id` replaces its earlier version on the server, so nothing is stored twice.
 ///
 /// Threading: every method may be called from any thread; all state lives on one serial queue, and
@@ -383,7 +384,7 @@ public final class SpeakerSyncSession: @unchecked Sendable {
         startTimer?.cancel()
         for frame in frames { connection.socket.send(binary: frame.bytes) }
         let resumeSeconds = offset - origin
-        let segments = ledger.segments(endingAfter: resumeSeconds)
+        let segments = ledger.segmentsToResend(resumingAt: resumeSeconds)
         if !segments.isEmpty { connection.socket.send(text: segmentsMessage(segments, origin: origin)) }
         for result in ledger.undelivered {
             connection.socket.send(text: wordsMessage(resultID: result.resultID, words: result.words, isFinal: result.isFinal, origin: origin))

@@ -32,4 +32,21 @@ import Testing
         #expect(ledger.segments(endingAfter: 5).map(\.speaker) == ["B"])
         #expect(ledger.segments(endingAfter: 0).count == 2)
     }
+
+    /// A word not yet stored keeps the segment that labels it in the resend, even when the segment ended
+    /// before the resume point; once the word is stored, only the segments after the resume point go.
+    @Test func aSegmentLabellingAWordNotYetStoredIsResentThoughItEndedBeforeTheResumePoint() {
+        var ledger = DeliveryLedger()
+        ledger.record([SpeakerSyncSegment(speaker: "A", startSeconds: 0, endSeconds: 4), SpeakerSyncSegment(speaker: "B", startSeconds: 4, endSeconds: 9),
+                       SpeakerSyncSegment(speaker: "A", startSeconds: 9, endSeconds: 12)])
+        ledger.record(resultID: "r1", words: [SpokenWord(text: "early", startSeconds: 1, endSeconds: 1.5)], isFinal: true)
+        ledger.record(resultID: "r2", words: [SpokenWord(text: "later", startSeconds: 5, endSeconds: 5.5)], isFinal: true)
+        ledger.confirm(text: "early", startSeconds: 1)
+        // The server's audio reaches 10 s, but "later" (5 s) was never stored: B's segment goes again.
+        #expect(ledger.segmentsToResend(resumingAt: 10).map(\.speaker) == ["B", "A"])
+        ledger.confirm(text: "later", startSeconds: 5)
+        #expect(ledger.segmentsToResend(resumingAt: 10).map(\.speaker) == ["A"])
+        // Nothing unconfirmed: the resume point alone decides.
+        #expect(ledger.segmentsToResend(resumingAt: 3).count == 3)
+    }
 }
