@@ -31,6 +31,8 @@ struct SessionsBench: AsyncParsableCommand {
 
     @Option(help: "The server's --provider-isolation: process, session or none.")
     var isolation: String = "process"
+    @Option(name: .customLong("load-shedding"), help: "The server's --load-shedding: on or off.")
+    var loadShedding: String = "off"
 
     @Option(name: .customLong("chunk-seconds"), help: "Audio per frame a device sends (0.1 = the 100 ms frames of the published figures).")
     var chunkSeconds = 0.1
@@ -42,7 +44,7 @@ struct SessionsBench: AsyncParsableCommand {
         logger.logLevel = .error
         let script = try MeetingScript.generate(seed: 3, speakerCount: 2, turnCount: 8)
         let meeting = try MeetingSynthesizer().synthesize(script, seed: 3)
-        let server = try ServerProcess(databaseURL: databaseURL, isolation: isolation)
+        let server = try ServerProcess(databaseURL: databaseURL, isolation: isolation, extraArguments: ["--load-shedding", loadShedding])
         defer { server.stop() }
         print("server pid \(server.pid) on port \(server.port), provider \(provider)\(shadows.isEmpty ? "" : " with shadows " + shadows.joined(separator: ",")), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
         print("Each session is a device of its own with its own device token (as in production: no credential's rate limit is shared); "
@@ -199,7 +201,7 @@ final class ServerProcess: Sendable {
     private let process: Process
     private let dataDirectory: String?
 
-    init(databaseURL: String?, isolation: String = "process") throws {
+    init(databaseURL: String?, isolation: String = "process", extraArguments: [String] = []) throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("speakersync")
         port = try Self.freePort()
         // Every simulated device connects from 127.0.0.1 with the one admin key: the per-address share
@@ -207,7 +209,7 @@ final class ServerProcess: Sendable {
         // would refuse the levels above them, which real devices, each on its own address with its own
         // token, never meet. This measures what the server holds, not those limits.
         var arguments = ["serve", "--port", "\(port)", "--log-level", "error", "--provider-isolation", isolation,
-                         "--max-connections-per-address", "0", "--requests-per-second", "0"]
+                         "--max-connections-per-address", "0", "--requests-per-second", "0"] + extraArguments
         if let databaseURL {
             arguments += ["--database-url", databaseURL]
             dataDirectory = nil

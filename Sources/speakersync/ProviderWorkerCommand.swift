@@ -16,6 +16,7 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option var nice: Int32 = 0
     @Option(name: .customLong("log-level")) var logLevel: String = "info"
     @Flag(name: .customLong("receives-configuration")) var receivesConfiguration = false
+    @Flag(name: .customLong("report-backlog")) var reportBacklog = false
     @Option var sandbox: String = "off"
     @Option(name: .customLong("sandbox-uid")) var sandboxUID: UInt32?
     @Option(name: .customLong("sandbox-gid")) var sandboxGID: UInt32?
@@ -40,9 +41,11 @@ struct ProviderWorkerCommand: ParsableCommand {
     }
 
     func run() throws {
-        ProviderWorker.run(ProviderWorkerConfig(
+        var config = ProviderWorkerConfig(
             pluginPath: plugin, parentPID: parentPID, protocolVersion: protocolVersion, memoryLimitBytes: memoryLimitBytes,
             niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, receivesConfiguration: receivesConfiguration,
-            sandbox: sandboxSettings))
+            sandbox: sandboxSettings)
+        config.reportsBacklog = reportBacklog
+        ProviderWorker.run(config)
     }
 }

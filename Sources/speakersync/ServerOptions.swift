@@ -44,6 +44,11 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("provider-nice"), help: "How much lower than the server provider workers run (nice, 0-19).")
     var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
 
+    @Option(name: .customLong("load-shedding"), help: ArgumentHelp(
+        "on: provider workers tell plugins how long audio waited, and speakerkit embeds fewer frames while it is over 1 s behind (labels on time, coarser); off (default). See docs/benchmarks.md.",
+        valueName: "on|off"))
+    var loadShedding: String = "off"
+
     @Option(name: .customLong("auth"), help: ArgumentHelp(
         "required (device tokens or the admin key on every route but /healthz; default) or off (everyone is admin; loopback only).",
         valueName: "mode"))
@@ -125,6 +130,10 @@ struct ServerOptions: ParsableArguments {
         config.providerIsolation.mode = providerIsolation
         config.providerIsolation.memoryLimitBytes = providerMemoryLimitMegabytes == 0 ? nil : providerMemoryLimitMegabytes << 20
         config.providerIsolation.niceIncrement = max(0, min(19, providerNice))
+        guard loadShedding == "on" || loadShedding == "off" else {
+            throw ValidationError("--load-shedding takes on or off, not '\(loadShedding)'")
+        }
+        config.providerIsolation.reportsBacklog = loadShedding == "on"
         config.providerIsolation.deadlines = try Self.deadlines(providerDeadlines)
         if let providerConfig { config.providerConfigPath = providerConfig }
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,

@@ -36,6 +36,11 @@ public struct ProviderIsolationConfig: Sendable {
     public var providerConfiguration: ProviderConfiguration? = nil
     /// How workers are confined (docs/security.md, "The provider sandbox").
     public var sandbox: ProviderSandboxConfig = .default
+    /// Whether workers tell their plugins how long each push waited (ABI revision 5's
+    /// `backlog_seconds`), so a plugin that sheds load (speakerkit) does. Off by default: the wait
+    /// also grows for a stream sent faster than real time (eval at full speed, a resume re-sending
+    /// audio), where shedding coarsens live labels with no overload to relieve (docs/benchmarks.md).
+    public var reportsBacklog = false
 
     public init(mode: ProviderIsolationMode, workerExecutable: String? = nil, memoryLimitBytes: UInt64?,
                 deadlines: ProviderDeadlines, crashLoop: CrashLoopPolicy, niceIncrement: Int32, watchdogIntervalSeconds: Double) {

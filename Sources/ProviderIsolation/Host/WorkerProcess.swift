@@ -98,14 +98,16 @@ final class WorkerProcess: @unchecked Sendable {
                                                            currentFolder: FileManager.default.currentDirectoryPath),
                 temporaryFolder: temporary?.path).rules
         }
-        let workerConfig = ProviderWorkerConfig(
+        var workerConfig = ProviderWorkerConfig(
             pluginPath: pluginPath, parentPID: getpid(), protocolVersion: WorkerProtocol.version,
             memoryLimitBytes: config.memoryLimitBytes, niceIncrement: config.niceIncrement, logLevel: logLevel,
             receivesConfiguration: config.providerConfiguration != nil, sandbox: sandbox)
+        workerConfig.reportsBacklog = config.reportsBacklog
+        let arguments = workerConfig.arguments
         let pid: pid_t
         do {
             pid = try loop.runOnLoop {
-                try Syscall.spawn(executable: executable, arguments: [executable, "provider-worker"] + workerConfig.arguments,
+                try Syscall.spawn(executable: executable, arguments: [executable, "provider-worker"] + arguments,
                                   environment: environment, childDescriptor: sockets.1)
             }
         } catch {

@@ -22,6 +22,8 @@ public struct ProviderWorkerConfig: Sendable {
     /// (`.configurationWanted`) over the socket. It never reads the file itself.
     public var receivesConfiguration: Bool
     public var sandbox: ProviderSandboxSettings
+    /// Whether pushes report their wait to the plugin (`ProviderIsolationConfig.reportsBacklog`).
+    public var reportsBacklog = false
 
     public init(pluginPath: String, parentPID: Int32, protocolVersion: UInt32, memoryLimitBytes: UInt64?,
                 niceIncrement: Int32, logLevel: Logger.Level, receivesConfiguration: Bool = false,
@@ -42,6 +44,7 @@ public struct ProviderWorkerConfig: Sendable {
                          "--nice", "\(niceIncrement)", "--log-level", logLevel.rawValue]
         if let memoryLimitBytes { arguments += ["--memory-limit-bytes", "\(memoryLimitBytes)"] }
         if receivesConfiguration { arguments += ["--receives-configuration"] }
+        if reportsBacklog { arguments += ["--report-backlog"] }
         return arguments + sandbox.arguments
     }
 }
@@ -95,7 +98,7 @@ public enum ProviderWorker {
             let failure = PluginLoadFailure(path: config.pluginPath, code: .sandboxFailed, message: reason)
             outbox.send(.ready(WorkerManifest(protocolVersion: WorkerProtocol.version, providers: [], failures: [failure])))
             let server = WorkerServer(registry: PluginRegistry(libraryPaths: [], logger: logger), outbox: outbox,
-                                      refusal: PluginError(.providerUnavailable, reason), logger: logger)
+                                      refusal: PluginError(.providerUnavailable, reason), reportsBacklog: false, logger: logger)
             server.serve(descriptor: descriptor)
         }
         let (registry, _) = WorkerConfiguration.load(config, descriptor: descriptor, outbox: outbox, logger: logger)
@@ -123,7 +126,7 @@ public enum ProviderWorker {
             }
         }
         outbox.send(.ready(WorkerManifest(protocolVersion: WorkerProtocol.version, providers: providers, failures: registry.failures)))
-        let server = WorkerServer(registry: registry, outbox: outbox, refusal: refusal, logger: logger)
+        let server = WorkerServer(registry: registry, outbox: outbox, refusal: refusal, reportsBacklog: config.reportsBacklog, logger: logger)
         server.serve(descriptor: descriptor)
     }
 }
@@ -135,6 +138,8 @@ final class WorkerServer: @unchecked Sendable {
     private let logger: Logger
     /// Set when the sandbox failed: every create, options check and enrolment fails with it.
     private let refusal: PluginError?
+    /// Whether each push tells the plugin how long it waited (`ProviderWorkerConfig.reportsBacklog`).
+    private let reportsBacklog: Bool
     /// Touched only by the executor thread that is reading at the time (one at a time).
     private var instances: [UInt64: WorkerInstance] = [:]
     private let utility = DispatchQueue(label: "speakersync.worker.utility", attributes: .concurrent)
@@ -144,8 +149,9 @@ final class WorkerServer: @unchecked Sendable {
     /// sessions on 2 cores).
     private let executor = InstanceExecutor()
 
-    init(registry: PluginRegistry, outbox: WorkerOutbox, refusal: PluginError?, logger: Logger) {
+    init(registry: PluginRegistry, outbox: WorkerOutbox, refusal: PluginError?, reportsBacklog: Bool, logger: Logger) {
         self.refusal = refusal
+        self.reportsBacklog = reportsBacklog
         self.registry = registry
         self.outbox = outbox
         self.logger = logger
@@ -189,9 +195,9 @@ final class WorkerServer: @unchecked Sendable {
             }
         case .push(let id, let samples, let arrivedSeconds):
             guard let instance = instances[id] else { return }
-            executor.submit(instance.mailbox) { [registry] in
+            executor.submit(instance.mailbox) { [registry, reportsBacklog] in
                 // How long this audio waited (server queue, socket, mailbox): the plugins' backlog.
-                registry.noteBacklog(seconds: MonotonicClock.seconds - arrivedSeconds)
+                if reportsBacklog { registry.noteBacklog(seconds: MonotonicClock.seconds - arrivedSeconds) }
                 instance.session?.push(samples: samples)
             }
         case .finalize(let id):
