@@ -83,7 +83,7 @@ let package = Package(
         // Small statistics every layer reports with (percentiles): no dependency of its own.
         .target(name: "Statistics"),
         .target(name: "SpeakerManager", dependencies: [.product(name: "Logging", package: "swift-log")]),
-        .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "StreamingDiarization", dependencies: ["SpeakerManager", "DeterministicRandom", "SpeakerSyncAudio", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: I/O layers
         // CProviderProcess: the wait-status macros and posix_spawn's closefrom, for the embedded cluster's server.

@@ -40,10 +40,11 @@ final class SpeakerKitSession: PluginProviderSession {
     }
 
     func push(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) {
-        let stride = shedding.update(backlogSeconds: runtime.backlogSeconds(), audioSeconds: Double(samples.count) / 16_000)
+        let backlog = runtime.backlogSeconds()
+        let stride = shedding.update(backlogSeconds: backlog, audioSeconds: Double(samples.count) / 16_000)
         if stride != diarizer.embeddingStride {
             logger.info(stride > diarizer.embeddingStride ? "behind: embedding fewer frames" : "catching up: embedding more frames", metadata: [
-                "embedding_stride": "\(stride)", "backlog_seconds": "\(String(format: "%.2f", runtime.backlogSeconds()))",
+                "embedding_stride": "\(stride)", "backlog_seconds": "\(String(format: "%.2f", backlog))",
             ])
             diarizer.embeddingStride = stride
         }

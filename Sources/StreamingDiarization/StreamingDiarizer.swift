@@ -1,5 +1,6 @@
 import Logging
 import SpeakerManager
+import SpeakerSyncAudio
 
 /// A failure inside the diarizer (embedding or speaker tracking); `code` is stable.
 public struct DiarizerError: Error, CustomStringConvertible, Sendable {
@@ -57,7 +58,7 @@ public final class StreamingDiarizer {
     let enrolledProfiles: [Int32: [Float]]
 
     public private(set) var embeddedFrameCount = 0
-    /// Frames embedded under load shedding's wider step, and frames it left to their neighbours.
+    /// Frames load shedding's wider step left to their neighbours' labels (live).
     public private(set) var shedFrameCount = 0
     /// One frame in this many gets an embedding of its own (1: every frame); the others are labelled
     /// from their neighbours, as frames too short for a window are. The host raises it while it cannot
@@ -243,14 +244,15 @@ public final class StreamingDiarizer {
             regions[item.region].frames[item.frame].processed = true
             regions[item.region].frames[item.frame].windowSeconds = item.end - item.start
             guard item.end - item.start >= config.minWindowSeconds else { continue }
+            let window = audio.slice(Int(item.start * rate), Int(item.end * rate))
             if embeddingStride > 1, item.frame % embeddingStride != 0,
                regions[item.region].isOpen || item.frame < regions[item.region].frames.count - 1 {
                 shedFrameCount += 1
-                retain(region: item.region, frame: item.frame, window: audio.slice(Int(item.start * rate), Int(item.end * rate)))
+                retain(region: item.region, frame: item.frame, window: window)
                 continue
             }
             round.slots.append((item.region, item.frame))
-            round.windows.append(audio.slice(Int(item.start * rate), Int(item.end * rate)))
+            round.windows.append(window)
         }
         guard !round.slots.isEmpty else {
             publishAndSettle()
@@ -263,7 +265,7 @@ public final class StreamingDiarizer {
     private func retain(region: Int, frame: Int, window: [Float]) {
         guard Double(retainedSampleCount + window.count) <= config.shedRetentionSeconds * Double(config.sampleRate) else { return }
         retainedSampleCount += window.count
-        retainedWindows.append((region, frame, window.map { Int16(clamping: Int(($0 * 32_768).rounded())) }))
+        retainedWindows.append((region, frame, window.map(PCMDecoding.quantizeS16)))
     }
 
     /// Finalize: the kept windows of shed frames get their embeddings (no online decision: the
@@ -277,7 +279,7 @@ public final class StreamingDiarizer {
         let kept = retainedWindows.filter { $0.frame < regions[$0.region].frames.count }
         for start in stride(from: 0, to: kept.count, by: 8) {
             let batch = kept[start ..< min(kept.count, start + 8)]
-            let embeddings = try embed(batch.map { kept in kept.samples.map { Float($0) / 32_768 } })
+            let embeddings = try embed(batch.map { kept in kept.samples.map { Float($0) / 32_768 } })   // PCMDecoding's scale
             for (kept, embedding) in zip(batch, embeddings) { regions[kept.region].frames[kept.frame].embedding = embedding }
             embeddedFrameCount += batch.count
         }
