@@ -115,15 +115,17 @@ let package = Package(
         .target(name: "MeetingSynth", dependencies: ["DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
-        .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", .product(name: "Logging", package: "swift-log")]),
+        // onnxruntime's C API (the library vendored with sherpa-onnx), dlopen'd by a C shim, and the one
+        // Swift file of its calls: the silero VAD run in batches and the pyannote segmentation model.
+        .target(name: "COnnxRuntime"),
+        .target(name: "OnnxRuntime", dependencies: ["COnnxRuntime"]),
+        .target(name: "VoiceActivity", dependencies: ["CSherpaOnnxVAD", "OnnxRuntime", .product(name: "Logging", package: "swift-log")]),
         // sherpa-onnx's speaker embedding extractor and offline (overlap-aware) diarization, from the same
         // dlopen'd library; model files are checked before the library sees them.
         .target(name: "CSherpaOnnxSpeakers"),
         .target(name: "SherpaOnnxSpeakers", dependencies: ["CSherpaOnnxSpeakers", "VoiceActivity"]),
-        // onnxruntime's C API (the library vendored with sherpa-onnx), dlopen'd by a C shim; the pyannote
-        // segmentation model on it; the overlap-aware streaming pipeline (docs/pyannote.md).
-        .target(name: "COnnxRuntime"),
-        .target(name: "SpeakerSegmentation", dependencies: ["COnnxRuntime", "VoiceActivity"]),
+        // The pyannote segmentation model on onnxruntime; the overlap-aware streaming pipeline (docs/pyannote.md).
+        .target(name: "SpeakerSegmentation", dependencies: ["OnnxRuntime", "VoiceActivity"]),
         .target(name: "OverlapDiarization", dependencies: [
             "SpeakerSegmentation", "StreamingDiarization", "SpeakerManager", .product(name: "Logging", package: "swift-log"),
         ]),

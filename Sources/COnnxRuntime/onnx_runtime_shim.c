@@ -194,3 +194,59 @@ done:
     SLOT(release_fn, SLOT_RELEASE_VALUE)(tensor);
     return written;
 }
+
+int ss_ort_model_run_many(ss_ort_model *model, const ss_ort_input *inputs, size_t input_count, ss_ort_output *outputs,
+                          size_t output_count, char *error, size_t error_len) {
+    enum { MAX_TENSORS = 8 };
+    if (input_count > MAX_TENSORS || output_count > MAX_TENSORS) { set_error(error, error_len, "too many inputs or outputs"); return -1; }
+    OrtValue *tensors[MAX_TENSORS] = {0}, *results[MAX_TENSORS] = {0};
+    const char *input_names[MAX_TENSORS], *output_names[MAX_TENSORS];
+    int status = -1;
+    for (size_t index = 0; index < input_count; index++) {
+        const ss_ort_input *input = &inputs[index];
+        size_t element_size = input->element_type == SS_ORT_INT64 ? sizeof(int64_t) : sizeof(float);
+        if (input->element_type != SS_ORT_INT64 && input->element_type != SS_ORT_FLOAT) { set_error(error, error_len, "unknown element type"); goto done; }
+        size_t count = 1;
+        for (size_t i = 0; i < input->rank; i++) {
+            if (input->shape[i] <= 0) { set_error(error, error_len, "input shape has an empty dimension"); goto done; }
+            count *= (size_t)input->shape[i];
+        }
+        /* onnxruntime does not write to an input tensor; its API takes a non-const pointer. */
+        if (failed(SLOT(create_tensor_with_data_fn, SLOT_CREATE_TENSOR_WITH_DATA)(cpu_memory, (void *)input->data, count * element_size,
+                                                                                  input->shape, input->rank, input->element_type, &tensors[index]),
+                   error, error_len, input->name))
+            goto done;
+        input_names[index] = input->name;
+    }
+    for (size_t index = 0; index < output_count; index++) output_names[index] = outputs[index].name;
+    if (failed(SLOT(run_fn, SLOT_RUN)(model->session, NULL, input_names, (const OrtValue *const *)tensors, input_count, output_names,
+                                      output_count, results),
+               error, error_len, "run"))
+        goto done;
+    for (size_t index = 0; index < output_count; index++) {
+        OrtTensorTypeAndShapeInfo *info = NULL;
+        size_t dimensions = 0;
+        int64_t shape[8];
+        if (failed(SLOT(get_tensor_type_and_shape_fn, SLOT_GET_TENSOR_TYPE_AND_SHAPE)(results[index], &info), error, error_len, "output shape"))
+            goto done;
+        int ok = !failed(SLOT(get_dimensions_count_fn, SLOT_GET_DIMENSIONS_COUNT)(info, &dimensions), error, error_len, "output rank")
+            && (dimensions <= 8 || (set_error(error, error_len, "output rank over 8"), 0))
+            && !failed(SLOT(get_dimensions_fn, SLOT_GET_DIMENSIONS)(info, shape, dimensions), error, error_len, "output dimensions");
+        SLOT(release_fn, SLOT_RELEASE_TENSOR_TYPE_AND_SHAPE_INFO)(info);
+        if (!ok) goto done;
+        size_t count = 1;
+        for (size_t i = 0; i < dimensions; i++) count *= (size_t)(shape[i] < 0 ? 0 : shape[i]);
+        if (count > outputs[index].capacity) { set_error(error, error_len, "output larger than the caller's buffer"); goto done; }
+        void *data = NULL;
+        if (failed(SLOT(get_tensor_mutable_data_fn, SLOT_GET_TENSOR_MUTABLE_DATA)(results[index], &data), error, error_len, "output data")) goto done;
+        memcpy(outputs[index].data, data, count * sizeof(float));
+        outputs[index].written = (int64_t)count;
+    }
+    status = 0;
+done:
+    for (size_t index = 0; index < MAX_TENSORS; index++) {
+        if (results[index]) SLOT(release_fn, SLOT_RELEASE_VALUE)(results[index]);
+        if (tensors[index]) SLOT(release_fn, SLOT_RELEASE_VALUE)(tensors[index]);
+    }
+    return status;
+}

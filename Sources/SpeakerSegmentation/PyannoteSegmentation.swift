@@ -1,3 +1,4 @@
+import OnnxRuntime
 import VoiceActivity
 
 /// pyannote segmentation-3.0 (MIT; PyanNet: SincNet, four bidirectional LSTM layers, a powerset of up
@@ -16,7 +17,11 @@ public final class PyannoteSegmentation: Sendable {
 
     public init(modelPath: String = VendorLocation.modelPath(modelFileName), threads: Int = 1,
                 libraryDirectory: String = VendorLocation.sherpaLibraryDirectory()) throws(SpeakerSegmentationError) {
-        runner = try OnnxModelRunner(modelPath: modelPath, libraryPath: libraryDirectory + "/" + VendorLocation.onnxRuntimeFileName, threads: threads)
+        do {
+            runner = try OnnxModelRunner(modelPath: modelPath, libraryPath: libraryDirectory + "/" + VendorLocation.onnxRuntimeFileName, threads: threads)
+        } catch {
+            throw SpeakerSegmentationError(error)
+        }
         // One short run proves the file is a segmentation model of this shape, at load rather than mid-session.
         let probe = [Float](repeating: 0, count: frames.sampleRate / 2)
         _ = try probe.withUnsafeBufferPointer { (samples) throws(SpeakerSegmentationError) in try activity(samples) }
@@ -31,8 +36,13 @@ public final class PyannoteSegmentation: Sendable {
         guard samples.allSatisfy(\.isFinite) else { throw SpeakerSegmentationError(.invalidAudio, "the audio holds a non-finite sample") }
         let classes = Self.powerset.count
         // A frame or two of slack: the model's own arithmetic may round its frame count differently.
-        let output = try runner.run(input: samples, shape: [1, 1, samples.count], inputName: "input", outputName: "output",
+        let output: (values: [Float], shape: [Int])
+        do {
+            output = try runner.run(input: samples, shape: [1, 1, samples.count], inputName: "input", outputName: "output",
                                     outputCapacity: (expected + 4) * classes)
+        } catch {
+            throw SpeakerSegmentationError(error)
+        }
         guard output.shape.count == 3, output.shape[0] == 1, output.shape[2] == classes, abs(output.shape[1] - expected) <= 2 else {
             throw SpeakerSegmentationError(.invalidModel, "\(runner.modelPath): output shape \(output.shape), expected [1, \(expected), \(classes)]")
         }

@@ -1,3 +1,5 @@
+import OnnxRuntime
+
 /// A structured error of the segmentation model, with a stable code.
 public struct SpeakerSegmentationError: Error, CustomStringConvertible, Sendable, Equatable {
     public enum Code: String, Sendable {
@@ -22,4 +24,17 @@ public struct SpeakerSegmentationError: Error, CustomStringConvertible, Sendable
     }
 
     public var description: String { "\(code.rawValue): \(message)" }
+}
+
+extension SpeakerSegmentationError {
+    /// onnxruntime's failure under the same code (the codes are shared).
+    init(_ error: OnnxRuntimeError) {
+        let code: Code = switch error.code {
+        case .runtimeUnavailable: .runtimeUnavailable
+        case .modelNotFound: .modelNotFound
+        case .invalidModel: .invalidModel
+        case .runFailed: .runFailed
+        }
+        self.init(code, error.message)
+    }
 }

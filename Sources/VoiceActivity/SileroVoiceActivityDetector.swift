@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Streaming voice activity detection with the silero model, run by sherpa-onnx (dlopen'd, see
-/// `SherpaOnnxLibrary`), for one audio stream.
+/// Streaming voice activity detection with the silero model, for one audio stream. The model runs on
+/// onnxruntime here (`VADEngine.onnxRuntime`, the default: `SileroBatch` can then run many streams'
+/// windows in one call) or inside sherpa-onnx's own detector (`.sherpaOnnx`, dlopen'd, see
+/// `SherpaOnnxLibrary`); both give the same segments (`SileroSpeechGate` mirrors sherpa-onnx's rules).
 ///
 /// Audio may arrive in chunks of any size: it is cut into model windows here, because sherpa-onnx
 /// decides speech per *call* (a call holding many windows counts as speech if any window is), so feeding
@@ -20,11 +22,17 @@ public final class SileroVoiceActivityDetector: Sendable {
     /// The sherpa-onnx release in use.
     public let libraryVersion: String
 
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let logger: Logger
 
-    private struct State {
-        let handle: VoiceActivityDetectorHandle
+    /// What classifies the windows.
+    enum Engine {
+        case sherpaOnnx(VoiceActivityDetectorHandle)
+        case onnxRuntime(SileroStream)
+    }
+
+    struct State {
+        let engine: Engine
         var tracker: SpeechRegionTracker
         var window: [Float]
         var windowFill = 0
@@ -41,18 +49,25 @@ public final class SileroVoiceActivityDetector: Sendable {
                 "no readable model at \(config.modelPath): run scripts/setup (it puts silero_vad.onnx in vendor/models) "
                     + "or set \(VendorLocation.modelsEnvironmentVariable) to the folder holding \(VendorLocation.sileroModelFileName)")
         }
-        let library = try SherpaOnnxLibrary.load(directory: config.libraryDirectory)
-        let handle = try VoiceActivityDetectorHandle(library: library, config: config)
+        let engine: Engine
+        switch config.engine {
+        case .sherpaOnnx:
+            let library = try SherpaOnnxLibrary.load(directory: config.libraryDirectory)
+            engine = .sherpaOnnx(try VoiceActivityDetectorHandle(library: library, config: config))
+            libraryVersion = library.version
+        case .onnxRuntime:
+            engine = .onnxRuntime(SileroStream(model: try SileroModel.shared(config), config: config))
+            libraryVersion = "onnxruntime"
+        }
         self.config = config
-        self.libraryVersion = library.version
         self.logger = logger
         self.state = Mutex(State(
-            handle: handle, tracker: SpeechRegionTracker(config: config),
+            engine: engine, tracker: SpeechRegionTracker(config: config),
             window: [Float](repeating: 0, count: config.windowSizeSamples)))
         logger.debug(
             "silero VAD ready",
             metadata: [
-                "sherpa_onnx": "\(library.version)", "library": "\(library.directory)", "model": "\(config.modelPath)",
+                "engine": "\(config.engine.rawValue)", "library": "\(config.libraryDirectory)", "model": "\(config.modelPath)",
                 "threshold": "\(config.threshold)",
             ])
     }
@@ -66,6 +81,8 @@ public final class SileroVoiceActivityDetector: Sendable {
     public func accept(samples: UnsafeBufferPointer<Float>) {
         let firstNonFinite = state.withLock { state in
             let replacedBefore = state.replacedNonFiniteSamples
+            if case .onnxRuntime(let stream) = state.engine { stream.beginAccept(samples: samples, windowFill: state.windowFill) }
+            defer { if case .onnxRuntime(let stream) = state.engine { stream.endAccept() } }
             state.tracker.received(sampleCount: samples.count)
             let size = state.window.count
             var index = 0
@@ -106,7 +123,10 @@ public final class SileroVoiceActivityDetector: Sendable {
     /// classified. The stream may continue afterwards on the same timeline.
     public func flush() {
         state.withLock { state in
-            state.handle.flush()
+            switch state.engine {
+            case .sherpaOnnx(let handle): handle.flush()
+            case .onnxRuntime(let stream): stream.flush()
+            }
             state.tracker.flushed()
             Self.collect(&state, limitSample: state.tracker.receivedSamples)
         }
@@ -115,7 +135,10 @@ public final class SileroVoiceActivityDetector: Sendable {
     /// Forget the stream: the next sample is time 0 again. Segments not yet popped are dropped.
     public func reset() {
         state.withLock { state in
-            state.handle.reset()
+            switch state.engine {
+            case .sherpaOnnx(let handle): handle.reset()
+            case .onnxRuntime(let stream): stream.reset()
+            }
             state.tracker = SpeechRegionTracker(config: config)
             state.windowFill = 0
             state.ready.removeAll()
@@ -150,14 +173,26 @@ public final class SileroVoiceActivityDetector: Sendable {
     // MARK: - Helpers (called with the lock held)
 
     private static func feedWindow(_ state: inout State) {
-        state.window.withUnsafeBufferPointer { state.handle.accept($0) }
+        let speechDetected: Bool
+        switch state.engine {
+        case .sherpaOnnx(let handle):
+            state.window.withUnsafeBufferPointer { handle.accept($0) }
+            speechDetected = handle.isSpeechDetected
+        case .onnxRuntime(let stream):
+            state.window.withUnsafeBufferPointer { stream.feed(step: $0) }
+            speechDetected = stream.gate.isSpeechDetected
+        }
         state.windowFill = 0
-        state.tracker.windowFed(speechDetected: state.handle.isSpeechDetected)
+        state.tracker.windowFed(speechDetected: speechDetected)
         collect(&state, limitSample: state.tracker.analyzedSamples)
     }
 
     private static func collect(_ state: inout State, limitSample: Int) {
-        for raw in state.handle.popSegments() {
+        let raws = switch state.engine {
+        case .sherpaOnnx(let handle): handle.popSegments()
+        case .onnxRuntime(let stream): stream.popSegments()
+        }
+        for raw in raws {
             if let segment = state.tracker.closed(
                 startSample: Int(raw.startSample), sampleCount: raw.sampleCount, limitSample: limitSample)
             {

@@ -33,6 +33,9 @@ public struct VADConfig: Sendable, Hashable {
     public var modelPath: String
     /// The folder holding `libsherpa-onnx-c-api.so` and `libonnxruntime.so`.
     public var libraryDirectory: String
+    /// Who runs the model: onnxruntime called from here (batchable across streams), or sherpa-onnx's
+    /// detector. The segments are the same (`SileroSpeechGate`).
+    public var engine: VADEngine = .onnxRuntime
 
     public init(
         threshold: Float = 0.3,
@@ -95,4 +98,13 @@ public struct VADConfig: Sendable, Hashable {
             throw invalid("provider and modelPath must be non-empty C strings")
         }
     }
+}
+
+/// Who runs the silero model for `SileroVoiceActivityDetector`.
+public enum VADEngine: String, Sendable, Hashable, CaseIterable {
+    /// onnxruntime's C API from this project (`SileroModel`): windows of many streams can share a call
+    /// (`SileroBatch`), and no segment audio is copied per window.
+    case onnxRuntime = "onnxruntime"
+    /// sherpa-onnx's VoiceActivityDetector, which also copies the whole open segment on every window.
+    case sherpaOnnx = "sherpa-onnx"
 }

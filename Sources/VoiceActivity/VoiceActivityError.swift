@@ -16,6 +16,8 @@ public struct VoiceActivityError: Error, Sendable, Hashable, CustomStringConvert
         case invalidConfig = "invalid_config"
         /// sherpa-onnx returned no detector (e.g. the model file is not an ONNX model); its reason is on stderr.
         case createFailed = "create_failed"
+        /// onnxruntime refused to run the silero model (`VADEngine.onnxRuntime`); its message follows.
+        case runFailed = "run_failed"
     }
 
     public var code: Code

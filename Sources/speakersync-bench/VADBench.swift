@@ -5,7 +5,7 @@ import SpeakerSyncAudio
 import SpeakerSyncClient
 import VoiceActivity
 
-/// Silero VAD (sherpa-onnx, dlopen'd from vendor/) on the shared recordings: speech coverage and false
+/// Silero VAD (onnxruntime or sherpa-onnx, dlopen'd from vendor/) on the shared recordings: speech coverage and false
 /// alarm against the reference RTTMs, how late closed segments come out, and the CPU it costs per
 /// second of audio (this thread's CPU time around accept/flush/pop, model loading excluded).
 struct VADBench: ParsableCommand {
@@ -24,6 +24,7 @@ struct VADBench: ParsableCommand {
     @Option(help: "Override speechPadSeconds.") var pad: Double?
     @Option(name: .customLong("max-speech"), help: "Override maxSpeechDurationSeconds.") var maxSpeech: Double?
     @Option(help: "Passes over the audio for the CPU figure.") var repeats: Int = 3
+    @Option(help: "Who runs the model: onnxruntime (this project's, batchable) or sherpa-onnx.") var engine: String = VADEngine.onnxRuntime.rawValue
     @Flag(help: "Print every file's segments.") var verbose = false
 
     func run() throws {
@@ -36,11 +37,15 @@ struct VADBench: ParsableCommand {
         if let minSpeech { config.minSpeechDurationSeconds = minSpeech }
         if let pad { config.speechPadSeconds = pad }
         if let maxSpeech { config.maxSpeechDurationSeconds = maxSpeech }
+        guard let engine = VADEngine(rawValue: engine) else {
+            throw ValidationError("--engine is one of \(VADEngine.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        config.engine = engine
         let logger = Logger(label: "vad-bench")
         let loadStart = threadCPUSeconds()
         let detector = try SileroVoiceActivityDetector(config: config, logger: logger)
         let loadCPU = threadCPUSeconds() - loadStart
-        print("silero VAD via sherpa-onnx \(detector.libraryVersion): threshold \(config.threshold), min silence "
+        print("silero VAD via \(engine.rawValue) (\(detector.libraryVersion)): threshold \(config.threshold), min silence "
             + "\(config.minSilenceDurationSeconds) s, min speech \(config.minSpeechDurationSeconds) s, max speech "
             + "\(config.maxSpeechDurationSeconds) s, pad \(config.speechPadSeconds) s, chunk \(chunk) samples; "
             + "library + model load \(f(loadCPU * 1000, 1)) ms CPU")

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 import VoiceActivity
 
-/// Set-up failures are thrown with their code, never a crash.
+/// Set-up failures are thrown with their code, never a crash. The library tests are sherpa-onnx's
+/// (its C API library beside onnxruntime).
 @Suite("VAD set-up errors")
 struct VoiceActivityErrorTests {
     static func temporaryFolder() throws -> String {
@@ -22,6 +23,7 @@ struct VoiceActivityErrorTests {
 
     @Test func missingLibraryFolder() throws {
         var config = VADConfig.default
+        config.engine = .sherpaOnnx
         config.libraryDirectory = "/nonexistent/speakersync/sherpa-onnx/lib"
         #expect(Self.code(config) == .libraryNotFound)
     }
@@ -30,6 +32,7 @@ struct VoiceActivityErrorTests {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var config = VADConfig.default
+        config.engine = .sherpaOnnx
         config.libraryDirectory = folder
         #expect(Self.code(config) == .libraryNotFound)
     }
@@ -41,6 +44,7 @@ struct VoiceActivityErrorTests {
             try Data("not an ELF file".utf8).write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent(name)))
         }
         var config = VADConfig.default
+        config.engine = .sherpaOnnx
         config.libraryDirectory = folder
         do {
             _ = try SileroVoiceActivityDetector(config: config, logger: Recordings.quietLogger)
@@ -64,8 +68,20 @@ struct VoiceActivityErrorTests {
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/libonnxruntime.so", withDestinationPath: runtime)
         try FileManager.default.createSymbolicLink(atPath: "\(folder)/libsherpa-onnx-c-api.so", withDestinationPath: zlib)
         var config = VADConfig.default
+        config.engine = .sherpaOnnx
         config.libraryDirectory = folder
         #expect(Self.code(config) == .missingSymbol)
+    }
+
+    /// The onnxruntime engine looks for libonnxruntime.so only (and opens it once per process, so a
+    /// library that is not one is found by the sherpa-onnx tests above, in a process that opens nothing else).
+    @Test func onnxRuntimeEngineWithoutItsLibrary() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var config = VADConfig.default
+        config.engine = .onnxRuntime
+        config.libraryDirectory = folder
+        #expect(Self.code(config) == .libraryNotFound)
     }
 
     @Test func missingModel() throws {

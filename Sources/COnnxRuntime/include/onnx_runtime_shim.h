@@ -1,4 +1,5 @@
-/* A float-tensor model runner over onnxruntime's C API, for the pyannote segmentation model.
+/* A float-tensor model runner over onnxruntime's C API, for the pyannote segmentation model and the
+ * silero VAD run in batches.
  *
  * onnxruntime is the library scripts/setup vendors with sherpa-onnx (vendor/sherpa-onnx/lib/libonnxruntime.so);
  * it is opened with dlopen at run time, never linked. Its C API is a table of function pointers
@@ -35,6 +36,32 @@ void ss_ort_model_close(ss_ort_model *model);
 int64_t ss_ort_model_run(ss_ort_model *model, const char *input_name, const float *input, const int64_t *shape, size_t rank,
                          const char *output_name, float *output, size_t output_capacity, int64_t *output_shape,
                          size_t *output_rank, char *error, size_t error_len);
+
+/* One input of ss_ort_model_run_many: a tensor the caller owns for the duration of the call. */
+typedef struct {
+    const char *name;
+    int element_type;        /* SS_ORT_FLOAT or SS_ORT_INT64 */
+    const void *data;        /* product(shape) elements of element_type */
+    const int64_t *shape;
+    size_t rank;
+} ss_ort_input;
+
+/* One float32 output of ss_ort_model_run_many: copied into data (capacity floats); `written` is set to
+ * the number of floats copied. */
+typedef struct {
+    const char *name;
+    float *data;
+    size_t capacity;
+    int64_t written;
+} ss_ort_output;
+
+enum { SS_ORT_FLOAT = 1, SS_ORT_INT64 = 7 };
+
+/* Runs the model on several inputs (float32 or int64) and copies several float32 outputs, for models
+ * with state (silero VAD: audio, recurrent state and sample rate in; probability and next state out).
+ * Returns 0, or -1 on failure (including an output larger than its capacity). */
+int ss_ort_model_run_many(ss_ort_model *model, const ss_ort_input *inputs, size_t input_count, ss_ort_output *outputs,
+                          size_t output_count, char *error, size_t error_len);
 
 #ifdef __cplusplus
 }
