@@ -91,7 +91,8 @@ public enum PluginEntryTables {
                 create: PluginFactoryCalls.create,
                 embed_voice: provider.embedsVoices ? PluginFactoryCalls.embedVoice : nil,
                 check_options: PluginFactoryCalls.checkOptions,
-                availability: PluginFactoryCalls.availability))
+                availability: PluginFactoryCalls.availability,
+                push_audio_many: provider.batchesPushes ? PluginFactoryCalls.pushAudioMany : nil))
             factories.append(factory)
         }
         loaded.withLock { $0 = Loaded(providers: providers, factories: factories, descriptors: descriptors, strings: strings) }

@@ -79,6 +79,36 @@ enum PluginFactoryCalls {
         }
     }
 
+    /// Revision 6's push_audio_many: each instance admitted as push_audio admits it, the admitted ones
+    /// pushed together through the provider's `push(many:)`.
+    static let pushAudioMany: @convention(c) (UnsafePointer<speakersync_factory_t>?, UnsafePointer<UnsafeMutablePointer<speakersync_instance_t>?>?,
+                                              UnsafePointer<UnsafePointer<Float>?>?, UnsafePointer<Int>?, Int,
+                                              UnsafeMutablePointer<speakersync_status_t>?) -> Void = {
+        factory, instances, samples, counts, count, statuses in
+        guard let statuses, count > 0 else { return }
+        guard let provider = PluginEntryTables.provider(factory), let instances, let samples, let counts else {
+            for index in 0 ..< count { statuses[index] = SPEAKERSYNC_ERR_INVALID_ARGUMENT }
+            return
+        }
+        var admitted: [(index: Int, box: PluginInstanceBox, samples: UnsafeBufferPointer<Float>)] = []
+        for index in 0 ..< count {
+            guard let box = PluginInstanceCalls.box(instances[index]) else {
+                statuses[index] = SPEAKERSYNC_ERR_INVALID_ARGUMENT
+                continue
+            }
+            switch box.admit(samples[index], counts[index]) {
+            case .refused(let status): statuses[index] = status
+            case .nothing: statuses[index] = SPEAKERSYNC_OK
+            case .push(let buffer): admitted.append((index, box, buffer))
+            }
+        }
+        guard !admitted.isEmpty else { return }
+        let failures = provider.push(many: admitted.map { ($0.box.session, $0.samples) })
+        for (item, failure) in zip(admitted, failures) {
+            statuses[item.index] = failure.map { item.box.fail($0) } ?? item.box.pushed()
+        }
+    }
+
     /// Revision 2's known speakers, copied out of the host's borrowed array.
     private static func knownSpeakers(_ config: UnsafePointer<speakersync_instance_config_t>) -> [PluginKnownSpeaker] {
         let hasKnown = Int(config.pointee.struct_size)

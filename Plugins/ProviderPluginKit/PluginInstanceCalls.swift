@@ -19,6 +19,33 @@ final class PluginInstanceBox {
 
     deinit { lastError.deallocate() }
 
+    /// What a push may do: refused (the status says why, last_error the message), nothing (no
+    /// samples), or go ahead with these samples. Clears last_error first, as every call does.
+    enum Admission {
+        case refused(speakersync_status_t)
+        case nothing
+        case push(UnsafeBufferPointer<Float>)
+    }
+
+    /// push_audio's and push_audio_many's checks, in one place.
+    func admit(_ samples: UnsafePointer<Float>?, _ count: Int) -> Admission {
+        lastError[0] = 0
+        guard count > 0 else { return .nothing }
+        guard !finalized else { return .refused(fail(PluginFailure(.badState, "push_audio after finalize"))) }
+        guard let samples else { return .refused(fail(PluginFailure(.invalidArgument, "push_audio: samples is NULL"))) }
+        let buffer = UnsafeBufferPointer(start: samples, count: count)
+        if let bad = buffer.firstIndex(where: { !$0.isFinite }) {
+            return .refused(fail(PluginFailure(.invalidArgument, "push_audio: sample \(bad) is not finite")))
+        }
+        return .push(buffer)
+    }
+
+    /// A push succeeded: its turns wait for pull_turns.
+    func pushed() -> speakersync_status_t {
+        pending += session.pullTurns()
+        return SPEAKERSYNC_OK
+    }
+
     func fail(_ failure: PluginFailure) -> speakersync_status_t {
         writeMessage(lastError, 512, failure.message)
         return failure.kind.status
@@ -33,20 +60,16 @@ enum PluginInstanceCalls {
             instance_data: Unmanaged.passRetained(PluginInstanceBox(session: session)).toOpaque(),
             push_audio: { instance, samples, count in
                 guard let box = PluginInstanceCalls.box(instance) else { return SPEAKERSYNC_ERR_INVALID_ARGUMENT }
-                box.lastError[0] = 0
-                guard count > 0 else { return SPEAKERSYNC_OK }
-                guard !box.finalized else { return box.fail(PluginFailure(.badState, "push_audio after finalize")) }
-                guard let samples else { return box.fail(PluginFailure(.invalidArgument, "push_audio: samples is NULL")) }
-                let buffer = UnsafeBufferPointer(start: samples, count: count)
-                if let bad = buffer.firstIndex(where: { !$0.isFinite }) {
-                    return box.fail(PluginFailure(.invalidArgument, "push_audio: sample \(bad) is not finite"))
-                }
-                do throws(PluginFailure) {
-                    try box.session.push(buffer)
-                    box.pending += box.session.pullTurns()
-                    return SPEAKERSYNC_OK
-                } catch {
-                    return box.fail(error)
+                switch box.admit(samples, count) {
+                case .refused(let status): return status
+                case .nothing: return SPEAKERSYNC_OK
+                case .push(let buffer):
+                    do throws(PluginFailure) {
+                        try box.session.push(buffer)
+                        return box.pushed()
+                    } catch {
+                        return box.fail(error)
+                    }
                 }
             },
             pull_turns: { instance, out, capacity, written in
@@ -107,12 +130,12 @@ enum PluginInstanceCalls {
         return instance
     }
 
-    fileprivate static func box(_ instance: UnsafePointer<speakersync_instance_t>?) -> PluginInstanceBox? {
+    static func box(_ instance: UnsafePointer<speakersync_instance_t>?) -> PluginInstanceBox? {
         guard let data = instance?.pointee.instance_data else { return nil }
         return Unmanaged<PluginInstanceBox>.fromOpaque(data).takeUnretainedValue()
     }
 
-    fileprivate static func box(_ instance: UnsafeMutablePointer<speakersync_instance_t>?) -> PluginInstanceBox? {
+    static func box(_ instance: UnsafeMutablePointer<speakersync_instance_t>?) -> PluginInstanceBox? {
         box(UnsafePointer(instance))
     }
 

@@ -17,6 +17,13 @@ public protocol PluginProvider: AnyObject, Sendable {
     var embedsVoices: Bool { get }
     /// One person's voice embedding from a short recording (enrolment).
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float]
+    /// Whether `push(many:)` does better than one push after another (revision 6's push_audio_many is
+    /// offered only then).
+    var batchesPushes: Bool { get }
+    /// Pushes into several of this provider's sessions at once (each listed once, each its turn): the
+    /// same results as each session's `push` in turn, with their model work done together. Returns each
+    /// push's failure, nil where it succeeded, in order.
+    func push(many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?]
 }
 
 extension PluginProvider {
@@ -25,6 +32,17 @@ extension PluginProvider {
         throw PluginFailure(.unsupported, "\(descriptor.id) computes no voice embeddings")
     }
     public func unavailableReason() -> String? { nil }
+    public var batchesPushes: Bool { false }
+    public func push(many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?] {
+        many.map { session, samples in
+            do throws(PluginFailure) {
+                try session.push(samples)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
 }
 
 /// One session of a Swift provider. Called on the session's queue only.

@@ -6,6 +6,7 @@ import SherpaOnnxSpeakers
 import SpeakerEmbedding
 import SpeakerManager
 import StreamingDiarization
+import VoiceActivity
 
 /// A speakerkit provider: silero VAD, speaker embeddings, SpeakerManager, offline re-clustering at
 /// finalize (docs/speakerkit.md). `speakerkit` embeds with GE2E (no configuration needed);
@@ -127,6 +128,31 @@ final class SpeakerKitProvider: PluginProvider {
     }
 
     var embedsVoices: Bool { true }
+
+    /// Sessions pushed together share one silero call per 32 ms step (`SileroBatch`): the worker hands
+    /// over whatever pushes queued up while it was busy. The VAD is where batching pays (about half of
+    /// a session's CPU at 100 sessions; onnxruntime's cost per window falls by more than half at batch
+    /// 32). The encoder runs per session as alone: batching GE2E saves nothing on this CPU, and another
+    /// GEMM shape rounds the embeddings' last bits differently, which can flip a finalize decision
+    /// (docs/benchmarks.md, "Batching across sessions"). So labels are exactly those of the sessions
+    /// alone (SpeakerKitBatchedPushTests).
+    var batchesPushes: Bool { true }
+
+    func push(many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?] {
+        let sessions = many.compactMap { $0.session as? SpeakerKitSession }
+        guard sessions.count == many.count else {
+            return many.map { _ in PluginFailure(.internalError, "push_audio_many: an instance of another provider") }
+        }
+        SileroBatch.prefetch(zip(sessions, many).map { ($0.detector, $1.samples) })
+        return zip(sessions, many).map { session, item in
+            do throws(PluginFailure) {
+                try session.push(item.samples)
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
 
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {
         let speech: [Float]

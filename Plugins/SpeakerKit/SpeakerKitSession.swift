@@ -12,7 +12,7 @@ final class SpeakerKitSession: PluginProviderSession {
     let diarizer: StreamingDiarizer
     let sessionID: String
     /// Given back to the runtime's pool when the session ends.
-    private let detector: SileroVoiceActivityDetector
+    let detector: SileroVoiceActivityDetector
     private let runtime: SpeakerKitRuntime
     let logger: Logger
     /// The embedding stride from the host's backlog: labels on time at a coarser grain when the worker
@@ -40,18 +40,23 @@ final class SpeakerKitSession: PluginProviderSession {
     }
 
     func push(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) {
+        adjustStride(forPushOf: samples.count)
+        do {
+            try diarizer.push(Array(samples))
+        } catch {
+            throw PluginFailure(.internalError, "\(error)")
+        }
+    }
+
+    /// Load shedding's step for the push of `sampleCount` samples now starting.
+    func adjustStride(forPushOf sampleCount: Int) {
         let backlog = runtime.backlogSeconds()
-        let stride = shedding.update(backlogSeconds: backlog, audioSeconds: Double(samples.count) / 16_000)
+        let stride = shedding.update(backlogSeconds: backlog, audioSeconds: Double(sampleCount) / 16_000)
         if stride != diarizer.embeddingStride {
             logger.info(stride > diarizer.embeddingStride ? "behind: embedding fewer frames" : "catching up: embedding more frames", metadata: [
                 "embedding_stride": "\(stride)", "backlog_seconds": "\(String(format: "%.2f", backlog))",
             ])
             diarizer.embeddingStride = stride
-        }
-        do {
-            try diarizer.push(Array(samples))
-        } catch {
-            throw PluginFailure(.internalError, "\(error)")
         }
     }
 

@@ -15,6 +15,8 @@ public final class DiarizationInstance: @unchecked Sendable {
     public let sessionID: String
 
     private let plugin: LoadedPlugin
+    /// The factory that made it: revision 6's push_audio_many is called through it.
+    private let factory: UnsafePointer<speakersync_factory_t>
     private let instance: UnsafeMutablePointer<speakersync_instance_t>
     private let logger: Logger
     private let busy = Atomic<Bool>(false)
@@ -30,7 +32,7 @@ public final class DiarizationInstance: @unchecked Sendable {
     private static let maximumTurnsPerPull = 1_000_000
 
     init(
-        providerID: String, sessionID: String, plugin: LoadedPlugin,
+        providerID: String, sessionID: String, plugin: LoadedPlugin, factory: UnsafePointer<speakersync_factory_t>,
         instance: UnsafeMutablePointer<speakersync_instance_t>, logger: Logger
     ) throws(PluginError) {
         let table = instance.pointee
@@ -44,6 +46,7 @@ public final class DiarizationInstance: @unchecked Sendable {
         self.providerID = providerID
         self.sessionID = sessionID
         self.plugin = plugin
+        self.factory = factory
         self.instance = instance
         self.logger = logger
     }
@@ -67,6 +70,51 @@ public final class DiarizationInstance: @unchecked Sendable {
             let status = instance.pointee.push_audio(instance, samples.baseAddress, samples.count)
             guard status == SPEAKERSYNC_OK else { throw failure(.pushFailed, status) }
         }
+    }
+
+    /// Instances with the same key can be pushed together (`push(many:)`): those of one factory that
+    /// offers revision 6's push_audio_many. Nil when the factory does not.
+    public var batchKey: UInt? {
+        guard ABIRevision.has(factory.pointee.struct_size, \speakersync_factory_t.push_audio_many), factory.pointee.push_audio_many != nil
+        else { return nil }
+        return UInt(bitPattern: factory)
+    }
+
+    /// Pushes into several instances of one factory in one call (push_audio_many), each as `push`
+    /// would: every instance's error at its index, nil where it succeeded. All must share a
+    /// `batchKey`; an instance busy elsewhere or no longer open fails alone, as `push` would.
+    public static func push(many items: [(instance: DiarizationInstance, samples: UnsafeBufferPointer<Float>)]) -> [PluginError?] {
+        guard let first = items.first else { return [] }
+        guard let key = first.instance.batchKey, items.allSatisfy({ $0.instance.batchKey == key }),
+              let call = first.instance.factory.pointee.push_audio_many else {
+            return items.map { _ in PluginError(.invalidArgument, "push(many:) needs instances of one factory with push_audio_many") }
+        }
+        var errors = [PluginError?](repeating: nil, count: items.count)
+        var admitted: [Int] = []
+        for (index, item) in items.enumerated() {
+            let instance = item.instance
+            guard instance.busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+                errors[index] = PluginError(.concurrentUse, "instance used from two threads at once; use one serial queue")
+                continue
+            }
+            guard instance.state == .open else {
+                errors[index] = PluginError(.invalidState, instance.state == .finalized ? "push after finalize" : "the instance failed earlier")
+                instance.busy.store(false, ordering: .releasing)
+                continue
+            }
+            admitted.append(index)
+        }
+        defer { for index in admitted { items[index].instance.busy.store(false, ordering: .releasing) } }
+        guard !admitted.isEmpty else { return errors }
+        let instances: [UnsafeMutablePointer<speakersync_instance_t>?] = admitted.map { items[$0].instance.instance }
+        let samples: [UnsafePointer<Float>?] = admitted.map { items[$0].samples.baseAddress }
+        let counts = admitted.map { items[$0].samples.count }
+        var statuses = [speakersync_status_t](repeating: SPEAKERSYNC_ERR_INTERNAL, count: admitted.count)
+        call(first.instance.factory, instances, samples, counts, admitted.count, &statuses)
+        for (position, index) in admitted.enumerated() where statuses[position] != SPEAKERSYNC_OK {
+            errors[index] = items[index].instance.failure(.pushFailed, statuses[position])
+        }
+        return errors
     }
 
     /// All turns the plugin has pending: new turns, revisions (same id) and removals.

@@ -34,20 +34,68 @@ public final class InProcessProviderSession: ProviderSession, @unchecked Sendabl
         let cpuStarted = ThreadCPUTime.seconds()
         do {
             if !samples.isEmpty { try instance.push(samples: samples) }
+        } catch {
+            fail(error)
+            return
+        }
+        pushed(sampleCount: samples.count, started: started, cpuSeconds: ThreadCPUTime.seconds() - cpuStarted)
+    }
+
+    /// Which sessions `push(many:)` can take together: those whose instances share a factory with
+    /// revision 6's push_audio_many. Nil for an instance that has none, or after the session ended.
+    public var batchKey: UInt? { instance?.batchKey }
+
+    /// Pushes into several sessions (one `batchKey`, each its turn) with one call into the plugin,
+    /// then delivers each session's `.processed` as `push` does. The call's CPU time is shared out by
+    /// samples; each chunk's wall time is the whole call's.
+    public static func push(many items: [(session: InProcessProviderSession, samples: [Float])]) {
+        let live = items.filter { $0.session.instance != nil }
+        guard !live.isEmpty else { return }
+        let started = ContinuousClock.now
+        let cpuStarted = ThreadCPUTime.seconds()
+        let errors = withBuffers(live.map(\.samples)) { buffers in
+            DiarizationInstance.push(many: zip(live, buffers).map { ($0.session.instance!, $1) })
+        }
+        let cpuSeconds = ThreadCPUTime.seconds() - cpuStarted
+        let totalSamples = max(1, live.reduce(0) { $0 + $1.samples.count })
+        for (item, error) in zip(live, errors) {
+            if let error {
+                item.session.fail(error)
+            } else {
+                item.session.pushed(sampleCount: item.samples.count, started: started,
+                                    cpuSeconds: cpuSeconds * Double(item.samples.count) / Double(totalSamples))
+            }
+        }
+    }
+
+    /// The push's audio is in: pull its turns and report them.
+    private func pushed(sampleCount: Int, started: ContinuousClock.Instant, cpuSeconds: Double) {
+        guard let instance else { return }
+        let cpuStarted = ThreadCPUTime.seconds()
+        do {
             let turns = try instance.pullTurns()
             note(turns)
-            samplesSinceSnapshot += samples.count
+            samplesSinceSnapshot += sampleCount
             var profiles: [Int32: SpeakerProfile] = [:]
             if snapshotSamples > 0, samplesSinceSnapshot >= snapshotSamples {
                 samplesSinceSnapshot = 0
                 profiles = self.profiles(of: instance)
             }
             events(.processed(ProviderChunkResult(
-                turns: turns, sampleCount: samples.count, chunkWallSeconds: [(ContinuousClock.now - started).inSeconds],
-                cpuSeconds: ThreadCPUTime.seconds() - cpuStarted, profiles: profiles)))
+                turns: turns, sampleCount: sampleCount, chunkWallSeconds: [(ContinuousClock.now - started).inSeconds],
+                cpuSeconds: cpuSeconds + ThreadCPUTime.seconds() - cpuStarted, profiles: profiles)))
         } catch {
             fail(error)
         }
+    }
+
+    /// Calls `body` with a buffer over each array, all valid for the call.
+    private static func withBuffers<Result>(_ arrays: [[Float]], _ body: ([UnsafeBufferPointer<Float>]) -> Result) -> Result {
+        func nest(_ index: Int, _ buffers: [UnsafeBufferPointer<Float>]) -> Result {
+            guard index < arrays.count else { return body(buffers) }
+            return arrays[index].withUnsafeBufferPointer { nest(index + 1, buffers + [$0]) }
+        }
+        return nest(0, [])
     }
 
     public func finalize() {

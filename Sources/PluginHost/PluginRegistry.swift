@@ -158,7 +158,7 @@ public final class PluginRegistry: Sendable {
             throw PluginError(.createFailed, Self.message(errorBuffer) ?? "the plugin's create() failed without a message")
         }
         return try DiarizationInstance(
-            providerID: providerID, sessionID: sessionID, plugin: factory.plugin, instance: created, logger: logger)
+            providerID: providerID, sessionID: sessionID, plugin: factory.plugin, factory: factory.table, instance: created, logger: logger)
     }
 
     /// Whether provider `providerID` accepts these session options, without creating anything: the

@@ -81,7 +81,7 @@ public final class SileroVoiceActivityDetector: Sendable {
     public func accept(samples: UnsafeBufferPointer<Float>) {
         let firstNonFinite = state.withLock { state in
             let replacedBefore = state.replacedNonFiniteSamples
-            if case .onnxRuntime(let stream) = state.engine { stream.beginAccept(samples: samples, windowFill: state.windowFill) }
+            if case .onnxRuntime(let stream) = state.engine { stream.beginAccept(samples: samples) }
             defer { if case .onnxRuntime(let stream) = state.engine { stream.endAccept() } }
             state.tracker.received(sampleCount: samples.count)
             let size = state.window.count
@@ -159,6 +159,15 @@ public final class SileroVoiceActivityDetector: Sendable {
     /// How much audio `accept` has been given since creation or `reset()`.
     public var receivedSeconds: Double {
         state.withLock { Double($0.tracker.receivedSamples) / Double(config.sampleRate) }
+    }
+
+    /// Model windows so far whose probability `SileroBatch` computed ahead, and windows run one at a
+    /// time at accept (both 0 on sherpa-onnx's engine).
+    public var windowCounts: (computedAhead: Int, runAlone: Int) {
+        state.withLock { state in
+            guard case .onnxRuntime(let stream) = state.engine else { return (0, 0) }
+            return (stream.windowsComputedAhead, stream.windowsRunHere)
+        }
     }
 
     /// Samples that were NaN or infinite and were read as 0 (a bug upstream, counted rather than logged per call).

@@ -11,9 +11,10 @@ import Synchronization
 import VoiceActivity
 
 /// Many speakerkit sessions on one thread, interleaved chunk by chunk as a worker serves them: each
-/// session's push on its own (as today), or every session's push of a tick with one encoder call
-/// (`DiarizerBatch`). CPU per audio second, split into VAD and embedding, and whether every session's
-/// turns came out the same both ways. What batching across sessions buys before the worker does it.
+/// session's push on its own, or every session's push of a tick together as speakerkit's push_audio_many
+/// does it (one silero call per step for all sessions, `SileroBatch`; with `--encoder-batch` also one
+/// encoder call, `DiarizerBatch`). CPU per audio second, split into VAD and embedding, and whether every
+/// session's turns came out the same both ways.
 struct BatchBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch", abstract: "N speakerkit sessions interleaved on one thread: alone per push, then batched per tick; CPU per audio second and equal turns.")
@@ -24,6 +25,8 @@ struct BatchBench: ParsableCommand {
     @Option(help: "Seconds of each file a session streams (0: the whole file).") var seconds = 0.0
     @Option(name: .customLong("encoder-batches"), help: "Also time the encoder alone on 1.5 s windows in batches of these sizes (comma-separated).")
     var encoderBatches: String?
+    @Flag(name: .customLong("encoder-batch"), help: "Batched mode also embeds every session's windows in one encoder call (DiarizerBatch).")
+    var encoderBatch = false
 
     func run() throws {
         var logger = Logger(label: "batch-bench")
@@ -79,9 +82,12 @@ struct BatchBench: ParsableCommand {
     func pass(_ audios: [[Float]], batched: Bool, encoder: SpeakerEncoder, logger: Logger) throws -> PassResult {
         let embedder = CountingEmbedder(TimedEmbedder(GE2EEmbedder(encoder: encoder)))
         var detectors: [TimedDetector] = []
+        var silero: [SileroVoiceActivityDetector] = []
         var diarizers: [StreamingDiarizer] = []
+        var prefetchSeconds = 0.0
         for _ in audios {
-            let detector = TimedDetector(SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: .default, logger: logger)))
+            silero.append(try SileroVoiceActivityDetector(config: .default, logger: logger))
+            let detector = TimedDetector(SileroSpeechDetector(detector: silero[silero.count - 1]))
             detectors.append(detector)
             diarizers.append(StreamingDiarizer(config: .default, detector: detector, embedder: embedder,
                                                speakers: try SpeakerManager(config: DiarizerConfig.default.speakerManagerConfig, logger: logger), logger: logger))
@@ -98,8 +104,21 @@ struct BatchBench: ParsableCommand {
             let due = audios.indices.filter { start < audios[$0].count }
             let pieces = due.map { Array(audios[$0][start ..< min(audios[$0].count, start + chunk)]) }
             if batched {
-                let errors = DiarizerBatch.push(zip(due, pieces).map { (diarizers[$0], $1) }, embedder: embedder)
-                if let failure = errors.compactMap({ $0 }).first { throw failure }
+                let prefetchStarted = threadCPUSeconds()
+                let buffers = pieces.map { piece in
+                    let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: piece.count)
+                    _ = buffer.initialize(from: piece)
+                    return buffer
+                }
+                SileroBatch.prefetch(zip(due, buffers).map { (silero[$0], UnsafeBufferPointer($1)) })
+                buffers.forEach { $0.deallocate() }
+                prefetchSeconds += threadCPUSeconds() - prefetchStarted
+                if encoderBatch {
+                    let errors = DiarizerBatch.push(zip(due, pieces).map { (diarizers[$0], $1) }, embedder: embedder)
+                    if let failure = errors.compactMap({ $0 }).first { throw failure }
+                } else {
+                    for (index, piece) in zip(due, pieces) { try diarizers[index].push(piece) }
+                }
             } else {
                 for (index, piece) in zip(due, pieces) { try diarizers[index].push(piece) }
             }
@@ -111,7 +130,7 @@ struct BatchBench: ParsableCommand {
         }
         var result = PassResult()
         result.cpuSeconds = threadCPUSeconds() - started
-        result.vadSeconds = detectors.map(\.cpuSeconds).reduce(0, +)
+        result.vadSeconds = detectors.map(\.cpuSeconds).reduce(0, +) + prefetchSeconds
         result.embeddingSeconds = embedder.inner.cpuSeconds.withLock { $0 }
         result.audioSeconds = Double(audios.map(\.count).reduce(0, +)) / 16_000
         result.calls = embedder.calls

@@ -38,6 +38,9 @@ struct SileroBatchTests {
             segments[index] += detectors[index].popSegments()
             #expect(!segments[index].isEmpty)
             #expect(segments[index] == alone[index], "\(names[index]): batched segments differ from the stream alone")
+            // Every window but the first (classified when the second step arrives) came from a batch.
+            let counts = detectors[index].windowCounts
+            #expect(counts.runAlone == 0 && counts.computedAhead > 800, "\(names[index]): \(counts)")
         }
     }
 
@@ -59,5 +62,31 @@ struct SileroBatchTests {
         detector.flush()
         segments += detector.popSegments()
         #expect(segments == alone)
+        #expect(detector.windowCounts.computedAhead == 0)
+    }
+
+    /// A diarizer gathers pushes into blocks before its VAD sees them: audio prefetched push by push and
+    /// accepted in other pieces is still used, and checked sample by sample.
+    @Test func audioPrefetchedInPushesAndAcceptedInBlocksIsUsed() throws {
+        let recording = try Recordings.ami("dev01")
+        let alone = Recordings.stream(recording.samples, through: try Recordings.detector(), chunk: 1_600).segments
+        let detector = try Recordings.detector()
+        var segments: [SpeechSegment] = []
+        var block: [Float] = []
+        for start in stride(from: 0, to: recording.samples.count, by: 1_600) {
+            let push = Array(recording.samples[start ..< min(recording.samples.count, start + 1_600)])
+            push.withUnsafeBufferPointer { SileroBatch.prefetch([(detector, $0)]) }
+            block += push
+            if block.count >= 8_000 {
+                detector.accept(samples: block)
+                segments += detector.popSegments()
+                block.removeAll()
+            }
+        }
+        detector.accept(samples: block)
+        detector.flush()
+        segments += detector.popSegments()
+        #expect(segments == alone)
+        #expect(detector.windowCounts.runAlone == 0)
     }
 }

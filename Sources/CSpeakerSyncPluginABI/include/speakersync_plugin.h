@@ -396,6 +396,25 @@ typedef struct speakersync_factory {
      */
     speakersync_status_t (*availability)(const struct speakersync_factory *factory, char *reason_buf,
                                          size_t reason_buf_size);
+
+    /* ---- ABI 1, revision 6: NULL or absent (check struct_size) in providers that gain nothing from batching ---- */
+
+    /**
+     * Push audio into `count` instances of THIS factory at once: the same as calling
+     * instances[i]->push_audio(instances[i], samples[i], sample_counts[i]) for each i, in any order, except
+     * that the plugin may run the work of all of them together (one batched model call for every
+     * instance's windows instead of one call each). Results must be those of the separate pushes.
+     * statuses[i] receives instance i's status (after an error, instances[i]->last_error(instances[i])
+     * gives its message); one instance's failure does not fail the others.
+     * Thread: any host thread; the host calls it only when it is every listed instance's turn on its
+     * session queue (no other call on any of them runs meanwhile), and lists each instance at most once.
+     * Different calls with disjoint instances may run concurrently.
+     * Ownership: all four arrays and every samples[i] are host-owned, borrowed for the call; a
+     * sample_counts[i] of 0 is a no-op for that instance (status OK).
+     */
+    void (*push_audio_many)(const struct speakersync_factory *factory, struct speakersync_instance *const *instances,
+                            const float *const *samples, const size_t *sample_counts, size_t count,
+                            speakersync_status_t *statuses);
 } speakersync_factory_t;
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -15,6 +15,13 @@ import Foundation
 /// cannot occupy every thread while other sessions' chunks wait (the watchdog would take such a waiting
 /// chunk for a hung call), and the worker still never runs more CPU-bound threads than two per core.
 ///
+/// Calls that can run together (a push into a plugin that takes many pushes in one call: ABI revision 6)
+/// carry a batch key. A thread about to run such a call also takes, from the mailboxes waiting behind
+/// it, every one whose next call has the same key (up to `maximumBatch`), and runs them all in one
+/// `runBatch`: continuous batching, as inference servers do it. Nothing waits for a batch to fill:
+/// with threads to spare each push runs alone, as soon as it arrives; when pushes queue up because the
+/// threads are busy, the queue is the batch.
+///
 /// Why not dispatch queues: a serial queue per instance gets a thread of its own whenever it has work
 /// (37 threads for 50 speakerkit sessions on 2 cores, and up to 64 finalizing at once); the kernel
 /// shares the cores per thread, so dozens of busy worker threads starved the server's store writer
@@ -38,6 +45,8 @@ final class InstanceExecutor: @unchecked Sendable {
     fileprivate struct Work {
         var body: () -> Void
         var mayTakeLong: Bool
+        /// Set when the call may run in a batch with others of the same key: what `runBatch` gets.
+        var batch: (key: UInt, item: Any)?
     }
 
     /// Mailboxes waiting for a thread, first come first served.
@@ -47,6 +56,24 @@ final class InstanceExecutor: @unchecked Sendable {
         var isEmpty: Bool { head == mailboxes.count }
         var count: Int { mailboxes.count - head }
         mutating func append(_ mailbox: Mailbox) { mailboxes.append(mailbox) }
+        /// Removes and returns up to `limit` waiting mailboxes whose next call has batch key `key`,
+        /// keeping the others in order.
+        mutating func takeBatch(key: UInt, limit: Int) -> [Mailbox] {
+            guard limit > 0, !isEmpty else { return [] }
+            var taken: [Mailbox] = [], kept: [Mailbox] = []
+            for mailbox in mailboxes[head...] {
+                if taken.count < limit, let work = mailbox.work.first, !work.mayTakeLong, work.batch?.key == key {
+                    taken.append(mailbox)
+                } else {
+                    kept.append(mailbox)
+                }
+            }
+            if !taken.isEmpty {
+                mailboxes = kept
+                head = 0
+            }
+            return taken
+        }
         mutating func take() -> Mailbox {
             defer {
                 head += 1
@@ -60,9 +87,15 @@ final class InstanceExecutor: @unchecked Sendable {
     }
 
     private let threadCount: Int
+    /// Runs the batch items of calls taken together (all of one key), on the thread that took them.
+    private let runBatch: (([Any]) -> Void)?
+    /// At most this many calls in one batch.
+    let maximumBatch: Int
 
-    init(threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount)) {
+    init(threads: Int = max(2, ProcessInfo.processInfo.activeProcessorCount), maximumBatch: Int = 64, runBatch: (([Any]) -> Void)? = nil) {
         threadCount = threads
+        self.maximumBatch = maximumBatch
+        self.runBatch = runBatch
     }
 
     /// Starts both pools; `read` blocks until it has read something and routes it with `submit`.
@@ -85,9 +118,9 @@ final class InstanceExecutor: @unchecked Sendable {
 
     /// Queues `body` behind the mailbox's earlier calls. Called by the reader; `mayTakeLong` marks a
     /// call that goes to the long-call pool.
-    func submit(_ mailbox: Mailbox, mayTakeLong: Bool = false, _ body: @escaping () -> Void) {
+    func submit(_ mailbox: Mailbox, mayTakeLong: Bool = false, batch: (key: UInt, item: Any)? = nil, _ body: @escaping () -> Void) {
         condition.lock()
-        mailbox.work.append(Work(body: body, mayTakeLong: mayTakeLong))
+        mailbox.work.append(Work(body: body, mayTakeLong: mayTakeLong, batch: batch))
         if !mailbox.scheduled {
             mailbox.scheduled = true
             ready.append(mailbox)
@@ -136,6 +169,21 @@ final class InstanceExecutor: @unchecked Sendable {
                 longReady.append(mailbox)
                 condition.broadcast()
                 return
+            }
+            if !longPool, let batch = mailbox.work[0].batch, let runBatch {
+                let companions = ready.takeBatch(key: batch.key, limit: maximumBatch - 1)
+                if !companions.isEmpty {
+                    let items = ([mailbox] + companions).map { $0.work.removeFirst().batch!.item }
+                    condition.unlock()
+                    runBatch(items)
+                    condition.lock()
+                    // The companions go back behind the others if they have more to do.
+                    for companion in companions {
+                        if companion.work.isEmpty { companion.scheduled = false } else { ready.append(companion) }
+                    }
+                    if companions.count > 0, !ready.isEmpty, idleThreads > 0 { condition.signal() }
+                    continue
+                }
             }
             let body = mailbox.work.removeFirst().body
             condition.unlock()

@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import Logging
 import PluginHost
+import Synchronization
 
 /// How the server starts a worker (`speakersync provider-worker …`; not a user command).
 public struct ProviderWorkerConfig: Sendable {
@@ -147,7 +148,9 @@ final class WorkerServer: @unchecked Sendable {
     /// calls on more threads than cores only time-slice against each other and evict each other's
     /// weights from the caches (a serial dispatch queue per instance gave 37 threads for 50 speakerkit
     /// sessions on 2 cores).
-    private let executor = InstanceExecutor()
+    /// Pushes into a plugin with push_audio_many that queued up behind each other run as one call
+    /// (`InstanceExecutor`'s batches; `runPushes`).
+    private let executor: InstanceExecutor
 
     init(registry: PluginRegistry, outbox: WorkerOutbox, refusal: PluginError?, reportsBacklog: Bool, logger: Logger) {
         self.refusal = refusal
@@ -155,6 +158,26 @@ final class WorkerServer: @unchecked Sendable {
         self.registry = registry
         self.outbox = outbox
         self.logger = logger
+        executor = InstanceExecutor(runBatch: { [registry, reportsBacklog] items in
+            Self.runPushes(items.compactMap { $0 as? PendingPush }, registry: registry, reportsBacklog: reportsBacklog)
+        })
+    }
+
+    /// A push waiting in its instance's mailbox, as a batch item.
+    struct PendingPush {
+        var instance: WorkerInstance
+        var samples: [Float]
+        var arrivedSeconds: Double
+    }
+
+    /// Several instances' pushes in one call into their plugin (their turn: each was first in its mailbox).
+    private static func runPushes(_ pushes: [PendingPush], registry: PluginRegistry, reportsBacklog: Bool) {
+        if reportsBacklog, let earliest = pushes.map(\.arrivedSeconds).min() {
+            registry.noteBacklog(seconds: MonotonicClock.seconds - earliest)
+        }
+        InProcessProviderSession.push(many: pushes.compactMap { push in
+            (push.instance.session as? InProcessProviderSession).map { ($0, push.samples) }
+        })
     }
 
     /// Serves requests until the server closes the socket; never returns. The calling thread only
@@ -188,6 +211,7 @@ final class WorkerServer: @unchecked Sendable {
                                                optionsJSON: create.optionsJSON, knownSpeakers: create.knownSpeakers),
                         queue: WorkerInstance.unusedQueue,
                         events: { [outbox] event in Self.reply(event, instance: create.instance, outbox: outbox) })
+                    instance.batchKey.store((instance.session as? InProcessProviderSession)?.batchKey ?? 0, ordering: .releasing)
                     outbox.send(.created(instance: create.instance))
                 } catch {
                     outbox.send(.createFailed(instance: create.instance, error: error))
@@ -195,7 +219,10 @@ final class WorkerServer: @unchecked Sendable {
             }
         case .push(let id, let samples, let arrivedSeconds):
             guard let instance = instances[id] else { return }
-            executor.submit(instance.mailbox) { [registry, reportsBacklog] in
+            // Batchable once its session exists (0 before create has run, or for a plugin without push_audio_many).
+            let key = instance.batchKey.load(ordering: .acquiring)
+            let batch = key == 0 ? nil : (key: key, item: PendingPush(instance: instance, samples: samples, arrivedSeconds: arrivedSeconds) as Any)
+            executor.submit(instance.mailbox, batch: batch) { [registry, reportsBacklog] in
                 // How long this audio waited (server queue, socket, mailbox): the plugins' backlog.
                 if reportsBacklog { registry.noteBacklog(seconds: MonotonicClock.seconds - arrivedSeconds) }
                 instance.session?.push(samples: samples)
@@ -248,6 +275,8 @@ final class WorkerInstance: @unchecked Sendable {
     let id: UInt64
     let mailbox = InstanceExecutor.Mailbox()
     var session: (any ProviderSession)?
+    /// The session's `batchKey` once created (0: none); read by the reader thread when it queues a push.
+    let batchKey = Atomic<UInt>(0)
 
     init(id: UInt64) {
         self.id = id
