@@ -59,7 +59,7 @@ final class SpeakerKitProvider: PluginProvider {
         id: "speakerkit",
         name: "SpeakerKit (silero VAD + GE2E embeddings + SpeakerManager)",
         version: "1.0.0",
-        description: "Streaming diarization: silero VAD (sherpa-onnx), GE2E speaker embeddings (resemblyzer weights) of "
+        description: "Streaming diarization: silero VAD (onnxruntime, batched across sessions), GE2E speaker embeddings (resemblyzer weights) of "
             + "1.5 s windows every 0.5 s of speech, FluidAudio-style SpeakerManager tracking; turns within about "
             + "a second, offline re-clustering at finalize. One speaker at a time (overlap is not separated).",
         latencyClass: SPEAKERSYNC_LATENCY_REALTIME,

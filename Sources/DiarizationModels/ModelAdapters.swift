@@ -21,7 +21,7 @@ public struct GE2EEmbedder: SpeakerEmbedder {
     }
 }
 
-/// Silero VAD (sherpa-onnx) as the diarizer's speech detector; one per session.
+/// Silero VAD (run on onnxruntime, or by sherpa-onnx: `VADConfig.engine`) as the diarizer's speech detector; one per session.
 public final class SileroSpeechDetector: SpeechDetector {
     public let detector: SileroVoiceActivityDetector
 

@@ -10,7 +10,7 @@ public struct SpeechSpan: Sendable, Hashable {
 }
 
 /// Voice activity as the diarizer needs it: closed speech spans, the start of speech still going on,
-/// and how far the audio has been analysed. The plugin adapts silero VAD (sherpa-onnx) to this;
+/// and how far the audio has been analysed. The plugin adapts silero VAD (on onnxruntime) to this;
 /// tests use simple detectors.
 public protocol SpeechDetector: AnyObject {
     func accept(samples: [Float])

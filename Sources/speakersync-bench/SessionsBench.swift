@@ -38,6 +38,8 @@ struct SessionsBench: AsyncParsableCommand {
     var chunkSeconds = 0.1
     @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets).")
     var verbose = false
+    @Option(help: "Also write every level's figures to this JSON file (what scripts/publish-figures reads).")
+    var json: String?
 
     func run() async throws {
         var logger = Logger(label: "bench")
@@ -51,11 +53,20 @@ struct SessionsBench: AsyncParsableCommand {
             + "a session counts as ok when it closed 1000 with every word back, and every other one is listed with its reason.")
         print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session  label p50 ms  p95 ms  load generator CPU %")
         var failed = 0
+        var results: [[String: Any]] = []
         for level in levels.split(separator: ",").compactMap({ Int($0) }) {
-            let (line, failures) = try await runLevel(level, meeting: meeting, server: server, logger: logger)
+            let (line, failures, figures) = try await runLevel(level, meeting: meeting, server: server, logger: logger)
             print(line)
             for failure in failures { print("    failed: \(failure)") }
             failed += failures.count
+            results.append(figures)
+        }
+        if let json {
+            let document: [String: Any] = [
+                "provider": provider, "isolation": isolation, "load_shedding": loadShedding, "seconds": seconds,
+                "chunk_seconds": chunkSeconds, "shadows": shadows, "levels": results,
+            ]
+            try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: json))
         }
         // A figure over the sessions that happened to succeed is not a figure: say so with the exit status.
         if failed > 0 {
@@ -83,7 +94,8 @@ struct SessionsBench: AsyncParsableCommand {
         return tokens
     }
 
-    func runLevel(_ count: Int, meeting: SynthesizedMeeting, server: ServerProcess, logger: Logger) async throws -> (line: String, failures: [String]) {
+    func runLevel(_ count: Int, meeting: SynthesizedMeeting, server: ServerProcess, logger: Logger) async throws
+        -> (line: String, failures: [String], figures: [String: Any]) {
         let tokens = try deviceTokens(count: count, server: server)
         let clip = Int(min(seconds, meeting.durationSeconds) * Double(meeting.sampleRate))
         let audio = Array(meeting.audio.prefix(clip))
@@ -181,7 +193,15 @@ struct SessionsBench: AsyncParsableCommand {
             cpu / elapsed * 100, cpu / elapsed * 1000 / Double(count), Double(peak) / 1024,
             Double(peak - rssBefore) / Double(count), labelPercentile(0.5), labelPercentile(0.95), generatorCPU / elapsed * 100
         )
-        return (line, failures)
+        func number(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
+        let figures: [String: Any] = [
+            "sessions": count, "completed": ok, "failures": failures,
+            "words_update_ms": ["p50": number(percentile(0.5)), "p99": number(percentile(0.99)), "max": number((latencies.last ?? .nan) * 1000)],
+            "server_cpu_percent": number(cpu / elapsed * 100), "cpu_ms_per_session_second": number(cpu / elapsed * 1000 / Double(count)),
+            "label_ms": ["p50": number(labelPercentile(0.5)), "p95": number(labelPercentile(0.95))],
+            "load_generator_cpu_percent": number(generatorCPU / elapsed * 100),
+        ]
+        return (line, failures, figures)
     }
 
     /// This process's CPU time (every thread): the load generator's share of the two cores.
