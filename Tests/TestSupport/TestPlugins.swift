@@ -5,7 +5,7 @@ import Foundation
 /// temporary folder so it never sits beside the real plugins.
 public enum TestPlugins {
     static let supportDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let packageRoot = supportDirectory.deletingLastPathComponent().deletingLastPathComponent()
+    public static let packageRoot = supportDirectory.deletingLastPathComponent().deletingLastPathComponent()
 
     public static var abiIncludeDirectory: String {
         packageRoot.appendingPathComponent("Sources/CSpeakerSyncPluginABI/include").path
