@@ -38,6 +38,8 @@ struct SessionsBench: AsyncParsableCommand {
     var chunkSeconds = 0.1
     @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets).")
     var verbose = false
+    @Option(name: .customLong("client-threads"), help: "WebSocket client service threads the load generator spreads its sessions over (each a libwebsockets context).")
+    var clientThreads = 1
     @Option(help: "Also write every level's figures to this JSON file (what scripts/publish-figures reads).")
     var json: String?
 
@@ -64,7 +66,7 @@ struct SessionsBench: AsyncParsableCommand {
         if let json {
             let document: [String: Any] = [
                 "provider": provider, "isolation": isolation, "load_shedding": loadShedding, "seconds": seconds,
-                "chunk_seconds": chunkSeconds, "shadows": shadows, "levels": results,
+                "chunk_seconds": chunkSeconds, "shadows": shadows, "client_threads": clientThreads, "levels": results,
             ]
             try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: json))
         }
@@ -102,8 +104,10 @@ struct SessionsBench: AsyncParsableCommand {
         let end = Double(clip) / Double(meeting.sampleRate)
         let words = meeting.words.filter { $0.endSeconds <= end }.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
         let segments = meeting.turns.filter { $0.startSeconds < end }.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: min(end, $0.endSeconds)) }
-        let client = try WebSocketClient(logger: logger)
-        defer { client.shutdown() }
+        // One client is one libwebsockets service thread: at hundreds of sessions it is the load
+        // generator's bottleneck, which the latencies would then measure.
+        let clients = try (0 ..< max(1, clientThreads)).map { _ in try WebSocketClient(logger: logger) }
+        defer { clients.forEach { $0.shutdown() } }
         let rssBefore = server.residentKilobytes()
         let cpuBefore = server.cpuSeconds()
         let generatorBefore = Self.ownCPUSeconds()
@@ -128,7 +132,7 @@ struct SessionsBench: AsyncParsableCommand {
                     config.chunkSeconds = chunkSeconds
                     config.finalizeTimeoutSeconds = 60
                     do {
-                        return (index, .success(try await DeviceStreamer(client: client, config: config, logger: logger)
+                        return (index, .success(try await DeviceStreamer(client: clients[index % clients.count], config: config, logger: logger)
                             .stream(audio: audio, sampleRate: meeting.sampleRate, words: words, segments: provider == "device" ? segments : [])))
                     } catch {
                         return (index, .failure(error))
