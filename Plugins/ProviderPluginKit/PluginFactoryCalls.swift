@@ -104,7 +104,9 @@ enum PluginFactoryCalls {
         }
         guard !admitted.isEmpty else { return }
         let failures = provider.push(many: admitted.map { ($0.box.session, $0.samples) })
-        for (item, failure) in zip(admitted, failures) {
+        for (position, item) in admitted.enumerated() {
+            // A provider that answers for fewer pushes than it was given fails the rest, never leaves them unset.
+            let failure = position < failures.count ? failures[position] : PluginFailure(.internalError, "push_audio_many: no result for this instance")
             statuses[item.index] = failure.map { item.box.fail($0) } ?? item.box.pushed()
         }
     }

@@ -72,4 +72,24 @@ import TestSupport
             #expect(batched[index] == alone[index], "meeting \(index): batched turns differ from alone")
         }
     }
+
+    /// One instance's bad audio (a NaN) fails that instance alone, with the reason push_audio gives; the
+    /// others in the same call go on, and an instance already finalized is refused as push would refuse it.
+    @Test func aBadPushFailsItsInstanceAloneInTheBatch() throws {
+        let registry = try TestPlugins.freshRegistry("speakersync-speakerkit", configuration: ProviderConfiguration(sections: [:]),
+                                                     logger: Logger(label: "batched") { _ in SwiftLogNoOpLogHandler() })
+        let instances = try (0 ..< 4).map { try registry.makeInstance(providerID: "speakerkit", sessionID: "bad-\($0)", optionsJSON: "") }
+        _ = try instances[3].finalize()
+        let audio = try Self.meetings()[0].audio
+        var chunks = (0 ..< 4).map { _ in Array(audio[16_000 ..< 17_600]) }
+        chunks[1][100] = .nan
+        let errors = try Self.withBuffers(chunks) { buffers in DiarizationInstance.push(many: zip(instances, buffers).map { ($0, $1) }) }
+        #expect(errors[0] == nil && errors[2] == nil)
+        #expect(errors[1]?.code == .pushFailed && errors[1]?.message.contains("not finite") == true, "\(String(describing: errors[1]))")
+        #expect(errors[3]?.code == .invalidState, "\(String(describing: errors[3]))")
+        // The failed instance stays failed; the others take the next push as usual.
+        #expect(throws: PluginError.self) { try instances[1].push(samples: chunks[0]) }
+        try instances[0].push(samples: chunks[0])
+        try instances[2].push(samples: chunks[0])
+    }
 }

@@ -181,7 +181,7 @@ final class InstanceExecutor: @unchecked Sendable {
                     for companion in companions {
                         if companion.work.isEmpty { companion.scheduled = false } else { ready.append(companion) }
                     }
-                    if companions.count > 0, !ready.isEmpty, idleThreads > 0 { condition.signal() }
+                    if !ready.isEmpty, idleThreads > 0 { condition.signal() }
                     continue
                 }
             }
