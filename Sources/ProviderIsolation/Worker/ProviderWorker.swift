@@ -139,8 +139,6 @@ final class WorkerServer: @unchecked Sendable {
     private let logger: Logger
     /// Set when the sandbox failed: every create, options check and enrolment fails with it.
     private let refusal: PluginError?
-    /// Whether each push tells the plugin how long it waited (`ProviderWorkerConfig.reportsBacklog`).
-    private let reportsBacklog: Bool
     /// Touched only by the executor thread that is reading at the time (one at a time).
     private var instances: [UInt64: WorkerInstance] = [:]
     private let utility = DispatchQueue(label: "speakersync.worker.utility", attributes: .concurrent)
@@ -154,27 +152,23 @@ final class WorkerServer: @unchecked Sendable {
 
     init(registry: PluginRegistry, outbox: WorkerOutbox, refusal: PluginError?, reportsBacklog: Bool, logger: Logger) {
         self.refusal = refusal
-        self.reportsBacklog = reportsBacklog
         self.registry = registry
         self.outbox = outbox
         self.logger = logger
-        executor = InstanceExecutor(runBatch: { [registry, reportsBacklog] items in
-            Self.runPushes(items.compactMap { $0 as? PendingPush }, registry: registry, reportsBacklog: reportsBacklog)
+        let backlog = reportsBacklog ? WorkerBacklog(registry: registry) : nil
+        self.backlog = backlog
+        executor = InstanceExecutor(runBatch: { items in
+            Self.runPushes(items.compactMap { $0 as? PendingPush }, backlog: backlog)
         })
     }
 
-    /// A push waiting in its instance's mailbox, as a batch item.
-    struct PendingPush {
-        var instance: WorkerInstance
-        var samples: [Float]
-        var arrivedSeconds: Double
-    }
+    /// What the plugins' backlog_seconds reads, when the server asked for it (`--load-shedding on`:
+    /// `ProviderWorkerConfig.reportsBacklog`); nil otherwise, and they read 0.
+    private let backlog: WorkerBacklog?
 
     /// Several instances' pushes in one call into their plugin (their turn: each was first in its mailbox).
-    private static func runPushes(_ pushes: [PendingPush], registry: PluginRegistry, reportsBacklog: Bool) {
-        if reportsBacklog, let earliest = pushes.map(\.arrivedSeconds).min() {
-            registry.noteBacklog(seconds: MonotonicClock.seconds - earliest)
-        }
+    private static func runPushes(_ pushes: [PendingPush], backlog: WorkerBacklog?) {
+        backlog?.note(pushes)
         InProcessProviderSession.push(many: pushes.compactMap { push in
             (push.instance.session as? InProcessProviderSession).map { ($0, push.samples) }
         })
@@ -202,7 +196,7 @@ final class WorkerServer: @unchecked Sendable {
             // Only ever sent before `.ready` (WorkerConfiguration); a late one changes nothing.
             logger.warning("a provider configuration after the plugin was loaded is ignored")
         case .create(let create):
-            let instance = WorkerInstance(id: create.instance)
+            let instance = WorkerInstance(id: create.instance, sampleRate: create.sampleRate)
             instances[create.instance] = instance
             executor.submit(instance.mailbox, mayTakeLong: true) { [self] in
                 do throws(PluginError) {
@@ -220,11 +214,11 @@ final class WorkerServer: @unchecked Sendable {
         case .push(let id, let samples, let arrivedSeconds):
             guard let instance = instances[id] else { return }
             // Batchable once its session exists (0 before create has run, or for a plugin without push_audio_many).
+            instance.pace.arrived(audioSeconds: Double(samples.count) / Double(instance.sampleRate), at: arrivedSeconds)
+            let push = PendingPush(instance: instance, samples: samples, arrivedSeconds: arrivedSeconds, isRealTime: instance.pace.isRealTime)
             let key = instance.batchKey.load(ordering: .acquiring)
-            let batch = key == 0 ? nil : (key: key, item: PendingPush(instance: instance, samples: samples, arrivedSeconds: arrivedSeconds) as Any)
-            executor.submit(instance.mailbox, batch: batch) { [registry, reportsBacklog] in
-                // How long this audio waited (server queue, socket, mailbox): the plugins' backlog.
-                if reportsBacklog { registry.noteBacklog(seconds: MonotonicClock.seconds - arrivedSeconds) }
+            executor.submit(instance.mailbox, batch: key == 0 ? nil : (key: key, item: push as Any)) { [backlog] in
+                backlog?.note([push])
                 instance.session?.push(samples: samples)
             }
         case .finalize(let id):
@@ -277,9 +271,13 @@ final class WorkerInstance: @unchecked Sendable {
     var session: (any ProviderSession)?
     /// The session's `batchKey` once created (0: none); read by the reader thread when it queues a push.
     let batchKey = Atomic<UInt>(0)
+    let sampleRate: Int
+    /// How its audio arrives; touched only by the reader thread, which reads pushes one at a time.
+    var pace = ArrivalPace()
 
-    init(id: UInt64) {
+    init(id: UInt64, sampleRate: Int) {
         self.id = id
+        self.sampleRate = max(1, sampleRate)
     }
 
     /// The queue `ProviderHost.makeSession` asks for: in process, events are delivered inside the
