@@ -34,6 +34,12 @@ extension PluginProvider {
     public func unavailableReason() -> String? { nil }
     public var batchesPushes: Bool { false }
     public func push(many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?] {
+        pushEach(many)
+    }
+
+    /// Each session's own `push`, in order: what `push(many:)` is without batching, and what a provider
+    /// that batches part of the work (the VAD, computed ahead) calls after that part.
+    public func pushEach(_ many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?] {
         many.map { session, samples in
             do throws(PluginFailure) {
                 try session.push(samples)

@@ -141,14 +141,7 @@ final class SpeakerKitProvider: PluginProvider {
             return many.map { _ in PluginFailure(.internalError, "push_audio_many: an instance of another provider") }
         }
         SileroBatch.prefetch(zip(sessions, many).map { ($0.detector, $1.samples) })
-        return zip(sessions, many).map { session, item in
-            do throws(PluginFailure) {
-                try session.push(item.samples)
-                return nil
-            } catch {
-                return error
-            }
-        }
+        return pushEach(many)
     }
 
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {

@@ -24,7 +24,7 @@ public final class OnnxModelRunner: @unchecked Sendable {
             modelPath.withCString { model in ss_ort_model_open(library, model, Int32(max(1, threads)), &error, error.count) }
         }
         guard let opened else {
-            let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let message = Self.message(error)
             throw OnnxRuntimeError(message.hasPrefix("cannot open") || message.contains("C API") ? .runtimeUnavailable : .invalidModel, message)
         }
         self.modelPath = modelPath
@@ -52,7 +52,7 @@ public final class OnnxModelRunner: @unchecked Sendable {
             }
         }
         guard written >= 0 else {
-            throw OnnxRuntimeError(.runFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw OnnxRuntimeError(.runFailed, Self.message(error))
         }
         output.removeLast(output.count - Int(written))
         return (output, outputShape.prefix(rank).map { Int($0) })
@@ -92,11 +92,17 @@ public final class OnnxModelRunner: @unchecked Sendable {
             ss_ort_model_run_many(handle, &cInputs, cInputs.count, &cOutputs, cOutputs.count, &error, error.count)
         }
         guard status == 0 else {
-            throw OnnxRuntimeError(.runFailed, String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw OnnxRuntimeError(.runFailed, Self.message(error))
         }
         return zip(buffers, cOutputs).map { buffer, output in Array(buffer.prefix(Int(output.written))) }
     }
+
+    /// The shim's NUL-terminated message in `error`.
+    private static func message(_ error: [CChar]) -> String {
+        String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 }
+
 
 extension OnnxModelRunner.Input {
     var name: String {

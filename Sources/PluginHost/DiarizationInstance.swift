@@ -63,9 +63,7 @@ public final class DiarizationInstance: @unchecked Sendable {
     /// Push without copying: the buffer is borrowed only for the call.
     public func push(samples: UnsafeBufferPointer<Float>) throws(PluginError) {
         try exclusive { () throws(PluginError) in
-            guard state == .open else {
-                throw PluginError(.invalidState, state == .finalized ? "push after finalize" : "the instance failed earlier")
-            }
+            if let refusal = pushRefusal { throw refusal }
             guard !samples.isEmpty else { return }
             let status = instance.pointee.push_audio(instance, samples.baseAddress, samples.count)
             guard status == SPEAKERSYNC_OK else { throw failure(.pushFailed, status) }
@@ -93,18 +91,18 @@ public final class DiarizationInstance: @unchecked Sendable {
         var admitted: [Int] = []
         for (index, item) in items.enumerated() {
             let instance = item.instance
-            guard instance.busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-                errors[index] = PluginError(.concurrentUse, "instance used from two threads at once; use one serial queue")
+            guard instance.enter() else {
+                errors[index] = Self.concurrentUse
                 continue
             }
-            guard instance.state == .open else {
-                errors[index] = PluginError(.invalidState, instance.state == .finalized ? "push after finalize" : "the instance failed earlier")
-                instance.busy.store(false, ordering: .releasing)
+            if let refusal = instance.pushRefusal {
+                errors[index] = refusal
+                instance.leave()
                 continue
             }
             admitted.append(index)
         }
-        defer { for index in admitted { items[index].instance.busy.store(false, ordering: .releasing) } }
+        defer { for index in admitted { items[index].instance.leave() } }
         guard !admitted.isEmpty else { return errors }
         let instances: [UnsafeMutablePointer<speakersync_instance_t>?] = admitted.map { items[$0].instance.instance }
         let samples: [UnsafePointer<Float>?] = admitted.map { items[$0].samples.baseAddress }
@@ -214,11 +212,25 @@ public final class DiarizationInstance: @unchecked Sendable {
         return PluginError(code, message.isEmpty ? "the plugin returned status \(status)" : message, status: status)
     }
 
+    /// Why a push cannot go in now (nil: it can): `push`'s and `push(many:)`'s one check.
+    private var pushRefusal: PluginError? {
+        state == .open ? nil : PluginError(.invalidState, state == .finalized ? "push after finalize" : "the instance failed earlier")
+    }
+
+    private static let concurrentUse = PluginError(.concurrentUse, "instance used from two threads at once; use one serial queue")
+
+    /// Takes `busy`; false when another thread holds it. `exclusive` and `push(many:)` enter through here.
+    private func enter() -> Bool {
+        busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    }
+
+    private func leave() {
+        busy.store(false, ordering: .releasing)
+    }
+
     private func exclusive<T>(_ body: () throws(PluginError) -> T) throws(PluginError) -> T {
-        guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            throw PluginError(.concurrentUse, "instance used from two threads at once; use one serial queue")
-        }
-        defer { busy.store(false, ordering: .releasing) }
+        guard enter() else { throw Self.concurrentUse }
+        defer { leave() }
         return try body()
     }
 }

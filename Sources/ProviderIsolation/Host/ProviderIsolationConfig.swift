@@ -37,9 +37,10 @@ public struct ProviderIsolationConfig: Sendable {
     /// How workers are confined (docs/security.md, "The provider sandbox").
     public var sandbox: ProviderSandboxConfig = .default
     /// Whether workers tell their plugins how long each push waited (ABI revision 5's
-    /// `backlog_seconds`), so a plugin that sheds load (speakerkit) does. Off by default: the wait
-    /// also grows for a stream sent faster than real time (eval at full speed, a resume re-sending
-    /// audio), where shedding coarsens live labels with no overload to relieve (docs/benchmarks.md).
+    /// `backlog_seconds`), so a plugin that sheds load (speakerkit) does; only sessions arriving at
+    /// real-time pace count (`ArrivalPace`). Off by default: shedding defers the skipped windows to
+    /// finalize, which keeps at most 120 s of them per session, so a long meeting shed for long loses
+    /// embeddings its final labels need (docs/benchmarks.md, "Load shedding").
     public var reportsBacklog = false
 
     public init(mode: ProviderIsolationMode, workerExecutable: String? = nil, memoryLimitBytes: UInt64?,

@@ -213,9 +213,9 @@ final class WorkerServer: @unchecked Sendable {
             }
         case .push(let id, let samples, let arrivedSeconds):
             guard let instance = instances[id] else { return }
-            // Batchable once its session exists (0 before create has run, or for a plugin without push_audio_many).
             instance.pace.arrived(audioSeconds: Double(samples.count) / Double(instance.sampleRate), at: arrivedSeconds)
             let push = PendingPush(instance: instance, samples: samples, arrivedSeconds: arrivedSeconds, isRealTime: instance.pace.isRealTime)
+            // Batchable once its session exists (0 before create has run, or for a plugin without push_audio_many).
             let key = instance.batchKey.load(ordering: .acquiring)
             executor.submit(instance.mailbox, batch: key == 0 ? nil : (key: key, item: push as Any)) { [backlog] in
                 backlog?.note([push])
