@@ -6,12 +6,24 @@ import Glibc
 
 /// A TCP forwarder on a loopback port, standing for the network between a device and the server: it
 /// can cut every connection at once (a tunnel, a Wi-Fi handover) while both ends stay up.
-/// `@unchecked Sendable`: the listener and port are set once in init; the sockets set is a Mutex.
+/// `@unchecked Sendable`: the listener and port are set once in init; the links are behind a Mutex.
+///
+/// Every `shutdown` and `close` of a link's sockets happens under that Mutex, and a link's two sockets
+/// are closed together once both of its pumps have ended. A descriptor closed while another thread
+/// could still shut it down is a descriptor number the process may already have reused: the server's
+/// next accepted connection, in the same test process, would be cut without a byte (seen as a
+/// "malformed HTTP response" in an unrelated end-to-end test).
 public final class TCPProxy: @unchecked Sendable {
     public let port: Int
     private let upstreamPort: Int
     private let listener: Int32
-    private let sockets = Mutex<Set<Int32>>([])
+    /// One forwarded connection: its two sockets, open until both pumps have ended.
+    private struct Link {
+        var client: Int32
+        var upstream: Int32
+        var pumpsEnded = 0
+    }
+    private let links = Mutex<(next: UInt64, open: [UInt64: Link])>((0, [:]))
     private let stopped = Atomic<Bool>(false)
 
     public init(upstreamPort: Int) throws {
@@ -38,12 +50,13 @@ public final class TCPProxy: @unchecked Sendable {
 
     /// Cuts every open connection (both directions); new connections are still accepted.
     public func dropAll() {
-        let open = sockets.withLock { current -> Set<Int32> in
-            let copy = current
-            current = []
-            return copy
+        // Shut down, not closed: the pumps wake up, end and close their link's sockets themselves.
+        links.withLock { links in
+            for link in links.open.values {
+                shutdown(link.client, Int32(SHUT_RDWR))
+                shutdown(link.upstream, Int32(SHUT_RDWR))
+            }
         }
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     public struct ProxyError: Error, CustomStringConvertible {
@@ -80,13 +93,17 @@ public final class TCPProxy: @unchecked Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { if stopped.load(ordering: .relaxed) { return } else { continue } }
             guard let upstream = Self.connectedSocket(port: upstreamPort) else { close(client); continue }
-            sockets.withLock { $0.formUnion([client, upstream]) }
-            Thread.detachNewThread { [self] in pump(from: client, to: upstream) }
-            Thread.detachNewThread { [self] in pump(from: upstream, to: client) }
+            let id = links.withLock { links in
+                links.next += 1
+                links.open[links.next] = Link(client: client, upstream: upstream)
+                return links.next
+            }
+            Thread.detachNewThread { [self] in pump(link: id, from: client, to: upstream) }
+            Thread.detachNewThread { [self] in pump(link: id, from: upstream, to: client) }
         }
     }
 
-    private func pump(from source: Int32, to destination: Int32) {
+    private func pump(link id: UInt64, from source: Int32, to destination: Int32) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
@@ -99,10 +116,19 @@ public final class TCPProxy: @unchecked Sendable {
             }
             if sent < n { break }
         }
-        shutdown(source, Int32(SHUT_RDWR))
-        shutdown(destination, Int32(SHUT_RDWR))
-        // The other direction's pump closes its own source; each fd is closed once, here, after both stop.
-        sockets.withLock { $0.remove(source) }
-        close(source)
+        links.withLock { links in
+            guard var link = links.open[id] else { return }
+            // Both still open here (closed only below, by the second pump): this wakes the other pump.
+            shutdown(link.client, Int32(SHUT_RDWR))
+            shutdown(link.upstream, Int32(SHUT_RDWR))
+            link.pumpsEnded += 1
+            if link.pumpsEnded == 2 {
+                close(link.client)
+                close(link.upstream)
+                links.open[id] = nil
+            } else {
+                links.open[id] = link
+            }
+        }
     }
 }

@@ -1,4 +1,7 @@
 import CLibWebSockets
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one place that calls libwebsockets. Everything here runs on a context's service thread
 /// (except `cancelService`, which lws documents as callable from any thread, and context
@@ -276,8 +279,11 @@ enum LWS {
         lws_set_timer_usecs(wsi, lws_usec_t(max(0.001, seconds) * 1_000_000))
     }
 
+    /// lws 4.1.6 has no cancel: LWS_SET_TIMER_USEC_CANCEL (-1) there schedules the timer a microsecond
+    /// ago, so it fires at once (cancelling came in 4.4). A day away is as good as never: the connection's
+    /// next request arms its own deadline, and a closed connection takes its timer with it.
     static func cancelTimer(_ wsi: OpaquePointer) {
-        lws_set_timer_usecs(wsi, -1) // LWS_SET_TIMER_USEC_CANCEL
+        lws_set_timer_usecs(wsi, 86_400 * 1_000_000)
     }
 
     /// Pauses (false) or resumes (true) reading from the socket.
@@ -411,13 +417,14 @@ enum LWS {
         guard let cursor else { throw TransportError(.lwsCallFailed, "header cursor lost") }
         let count = cursor - start
         let written = lws_write(wsi, start, count, LWS_WRITE_HTTP_HEADERS)
-        if written < count { throw TransportError(.lwsCallFailed, "lws_write(headers) returned \(written) for \(count)") }
+        // lws logs the send's errno at debug level only; it says whether the peer reset or the socket was shut down.
+        if written < count { throw TransportError(.lwsCallFailed, "lws_write(headers) returned \(written) for \(count) (\(String(cString: strerror(errno))))") }
     }
 
     /// Writes one chunk of an HTTP body; `isLast` marks the end of the response for lws.
     static func writeHTTPBody(_ wsi: OpaquePointer, payload: UnsafeMutablePointer<UInt8>, count: Int, isLast: Bool) throws {
         let written = lws_write(wsi, payload, count, isLast ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-        if written < count { throw TransportError(.lwsCallFailed, "lws_write(body) returned \(written) for \(count)") }
+        if written < count { throw TransportError(.lwsCallFailed, "lws_write(body) returned \(written) for \(count) (\(String(cString: strerror(errno))))") }
     }
 
     /// Ends an HTTP transaction; true when lws says the connection must now close (no keep-alive).
