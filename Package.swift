@@ -142,7 +142,7 @@ let package = Package(
         .target(name: "ResourcePooling"),
         .target(name: "DiarizationModels", dependencies: [
             "ResourcePooling", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SherpaOnnxSpeakers",
-            .product(name: "Logging", package: "swift-log"),
+            "SpeakerSegmentation", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SpeechRecognition", dependencies: [
             "CPocketSphinx", "DeterministicRandom", "ResourcePooling", "SpeakerSyncAudio", "TranscriptMerge",

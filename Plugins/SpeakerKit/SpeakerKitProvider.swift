@@ -61,7 +61,8 @@ final class SpeakerKitProvider: PluginProvider {
         version: "1.0.0",
         description: "Streaming diarization: silero VAD (onnxruntime, batched across sessions), GE2E speaker embeddings (resemblyzer weights) of "
             + "1.5 s windows every 0.5 s of speech, FluidAudio-style SpeakerManager tracking; turns within about "
-            + "a second, offline re-clustering at finalize. One speaker at a time (overlap is not separated).",
+            + "a second, offline re-clustering at finalize; then pyannote segmentation-3.0 (10 s windows, segmented as the audio "
+            + "arrives) adds the overlapped speech of the people the turns found (option overlap: false turns that off).",
         latencyClass: SPEAKERSYNC_LATENCY_REALTIME,
         licence: "MIT AND Apache-2.0 AND MIT",
         requirements: "vendor/ as scripts/setup makes it from PyPI: sherpa-onnx's C library with onnxruntime, the silero VAD model, "
@@ -80,7 +81,7 @@ final class SpeakerKitProvider: PluginProvider {
             version: "1.0.0",
             description: "speakerkit's streaming diarization with the operator's sherpa-onnx embedding model \(file) "
                 + "(\(dimension) dimensions) in place of GE2E; \(calibrated). Turns within about a second, offline "
-                + "re-clustering at finalize, one speaker at a time.",
+                + "re-clustering at finalize, overlapped speech added as in speakerkit.",
             latencyClass: SPEAKERSYNC_LATENCY_REALTIME,
             licence: "MIT AND Apache-2.0 (SpeakerSync, sherpa-onnx, silero VAD) AND the embedding model's own (3D-Speaker Apache-2.0, "
                 + "WeSpeaker Apache-2.0 with CC-BY-4.0 VoxCeleb weights, NeMo TitaNet CC-BY-4.0)",
@@ -90,9 +91,12 @@ final class SpeakerKitProvider: PluginProvider {
                 + "(docs/accuracy.md has the figures for the models this project measured)")
     }
 
+    /// speakerkit's own option: `overlap` (true or 1, the default; false or 0 turns the pass off).
+    static let extraKeys: [String: ClosedRange<Double>] = ["overlap": 0 ... 1]
+
     func checkOptions(_ optionsJSON: String?) throws(PluginFailure) {
         do throws(OptionsError) {
-            _ = try DiarizerOptions(json: optionsJSON, base: baseConfig)
+            _ = try DiarizerOptions(json: optionsJSON, base: baseConfig, extraKeys: Self.extraKeys)
         } catch {
             throw PluginFailure(.invalidArgument, error.message)
         }
@@ -101,7 +105,7 @@ final class SpeakerKitProvider: PluginProvider {
     func makeSession(_ request: PluginSessionRequest) throws(PluginFailure) -> any PluginProviderSession {
         let options: DiarizerOptions
         do throws(OptionsError) {
-            options = try DiarizerOptions(json: request.optionsJSON, base: baseConfig)
+            options = try DiarizerOptions(json: request.optionsJSON, base: baseConfig, extraKeys: Self.extraKeys)
         } catch {
             throw PluginFailure(.invalidArgument, "invalid options: \(error.message)")
         }
@@ -113,9 +117,11 @@ final class SpeakerKitProvider: PluginProvider {
                            durationSeconds: known.seconds, createdAt: now, isPermanent: known.isPermanent)
         }
         do {
-            let session = try SpeakerKitSession(runtime: runtime, embedder: embedder, options: options, known: known, sessionID: request.sessionID)
+            let overlap = (options.extra["overlap"] ?? 1) != 0 ? runtime.segmenter : nil
+            let session = try SpeakerKitSession(runtime: runtime, embedder: embedder, options: options, known: known, sessionID: request.sessionID,
+                                                segmenter: overlap)
             runtime.logger.debug("session started", metadata: [
-                "session": "\(request.sessionID)", "known_speakers": "\(known.count)",
+                "session": "\(request.sessionID)", "known_speakers": "\(known.count)", "overlap": "\(overlap != nil)",
                 "hint": "\(options.hint.exact.map(String.init) ?? "-")/\(options.hint.minimum.map(String.init) ?? "-")/\(options.hint.maximum.map(String.init) ?? "-")",
             ])
             return session

@@ -13,11 +13,17 @@ final class SpeakerKitRuntime: Sendable {
     let detectors: SpeechDetectorPool
     /// How long the push now starting waited in the host's queues (ABI revision 5; 0 from older hosts).
     let backlogSeconds: @Sendable () -> Double
+    /// The overlap pass's segmentation model (pyannote segmentation-3.0), nil when vendor/ lacks it.
+    let segmenter: PyannoteSegmenter?
 
     init(logger: Logger, backlogSeconds: @escaping @Sendable () -> Double = { 0 }) throws {
         self.logger = logger
         self.backlogSeconds = backlogSeconds
         encoder = try SpeakerEncoder(logger: logger)
         detectors = try SpeechDetectorPool(logger: logger)
+        segmenter = PyannoteSegmenter.vendored()
+        if segmenter == nil {
+            logger.warning("no pyannote segmentation model in vendor/models: speakerkit runs without its overlap pass (run scripts/setup)")
+        }
     }
 }

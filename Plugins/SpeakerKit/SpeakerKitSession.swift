@@ -18,8 +18,22 @@ final class SpeakerKitSession: PluginProviderSession {
     /// The embedding stride from the host's backlog: labels on time at a coarser grain when the worker
     /// cannot keep up (docs/benchmarks.md, "Load shedding").
     private var shedding = LoadShedding()
+    /// The overlap pass (docs/speakerkit.md, "Overlapped speech"): segments the audio as it arrives; at
+    /// finalize its turns are added to the diarizer's. Nil when off, or after the model failed once (the
+    /// session goes on without it rather than failing).
+    private var overlap: OverlapTracker?
+    /// The diarizer's turns as published so far (id → turn), which the overlap pass completes.
+    private var published: [UInt64: DiarizerTurn] = [:]
+    /// Turns taken from the diarizer at finalize, and the overlap pass's, for the next pull.
+    private var held: [DiarizerTurn] = []
+    /// Added turns' ids: far above the diarizer's (which count up from 1), so they never meet.
+    static let overlapTurnIDBase: UInt64 = 1 << 62
+    /// Added turns carry this confidence: the model's decision is binary, and the speaker's name is
+    /// inferred from the window's other frames, so they rank below the diarizer's own turns.
+    static let overlapTurnConfidence: Float = 0.5
 
-    init(runtime: SpeakerKitRuntime, embedder: any SpeakerEmbedder, options: DiarizerOptions, known: [Speaker], sessionID: String) throws {
+    init(runtime: SpeakerKitRuntime, embedder: any SpeakerEmbedder, options: DiarizerOptions, known: [Speaker], sessionID: String,
+         segmenter: PyannoteSegmenter? = nil) throws {
         self.sessionID = sessionID
         var logger = runtime.logger
         logger[metadataKey: "session"] = "\(sessionID)"
@@ -33,6 +47,7 @@ final class SpeakerKitSession: PluginProviderSession {
         diarizer = StreamingDiarizer(
             config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: detector),
             embedder: embedder, speakers: speakers, logger: logger)
+        overlap = segmenter.map { OverlapTracker(segmenter: $0) }
     }
 
     deinit {
@@ -41,10 +56,23 @@ final class SpeakerKitSession: PluginProviderSession {
 
     func push(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) {
         adjustStride(forPushOf: samples.count)
+        let audio = Array(samples)
         do {
-            try diarizer.push(Array(samples))
+            try diarizer.push(audio)
         } catch {
             throw PluginFailure(.internalError, "\(error)")
+        }
+        overlapStep { try $0.push(audio) }
+    }
+
+    /// Runs a step of the overlap pass; a failure ends the pass for this session, not the session.
+    private func overlapStep(_ body: (OverlapTracker) throws -> Void) {
+        guard let tracker = overlap else { return }
+        do {
+            try body(tracker)
+        } catch {
+            logger.warning("overlap pass failed; the session goes on without it", metadata: ["error": "\(error)"])
+            overlap = nil
         }
     }
 
@@ -61,10 +89,19 @@ final class SpeakerKitSession: PluginProviderSession {
     }
 
     func pullTurns() -> [PluginTurn] {
-        diarizer.pullTurns().map {
+        let turns = held + takeDiarizerTurns()
+        held = []
+        return turns.map {
             PluginTurn(id: $0.id, speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds,
                        confidence: $0.confidence, isRemoved: $0.isRemoved)
         }
+    }
+
+    /// The diarizer's new turns, remembered in `published`.
+    private func takeDiarizerTurns() -> [DiarizerTurn] {
+        let turns = diarizer.pullTurns()
+        for turn in turns { published[turn.id] = turn.isRemoved ? nil : turn }
+        return turns
     }
 
     func finalize() throws(PluginFailure) {
@@ -73,9 +110,18 @@ final class SpeakerKitSession: PluginProviderSession {
         } catch {
             throw PluginFailure(.internalError, "\(error)")
         }
+        held += takeDiarizerTurns()
+        overlapStep { tracker in
+            try tracker.finish()
+            let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+            for (index, span) in tracker.added(to: final).enumerated() {
+                held.append(DiarizerTurn(id: Self.overlapTurnIDBase + UInt64(index), speaker: span.speaker, startSeconds: span.startSeconds,
+                                         endSeconds: span.endSeconds, confidence: Self.overlapTurnConfidence))
+            }
+        }
         logger.debug("finalized", metadata: [
             "speakers": "\(diarizer.speakersWithTurns.count)", "embedded_frames": "\(diarizer.embeddedFrameCount)",
-            "shed_frames": "\(diarizer.shedFrameCount)",
+            "shed_frames": "\(diarizer.shedFrameCount)", "overlap_turns": "\(held.filter { $0.id >= Self.overlapTurnIDBase }.count)",
         ])
     }
 

@@ -20,6 +20,17 @@ public struct LocalSpeakerActivity: Sendable, Equatable {
         probabilities[frame * speakerCount + speaker]
     }
 
+    /// Each frame's talking local speakers as a bit mask (bit k: speaker k at or above `threshold`);
+    /// pyannote binarises at 0.5. At most eight local speakers.
+    public func activeMasks(threshold: Float = 0.5) -> [UInt8] {
+        precondition(speakerCount <= 8, "a mask holds eight local speakers")
+        return (0 ..< frameCount).map { frame in
+            var mask: UInt8 = 0
+            for speaker in 0 ..< speakerCount where probabilities[frame * speakerCount + speaker] >= threshold { mask |= 1 << speaker }
+            return mask
+        }
+    }
+
     /// The multi-label activity of a powerset model's log-probabilities (`classes` per frame): a
     /// speaker's probability is the sum over the classes that contain them. `powerset` lists each
     /// class's speakers (e.g. pyannote segmentation-3.0: ∅, {0}, {1}, {2}, {0,1}, {0,2}, {1,2}).

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import SpeakerEmbedding
 import SpeakerManager
+import SpeakerSegmentation
 import SpeakerSyncAudio
 import SpeakerSyncEval
 import StreamingDiarization
@@ -47,6 +48,10 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
     @Option(name: .customLong("vad-pad"), help: "Override VADConfig.default.speechPadSeconds.") var vadPad: Double?
     @Option(name: .customLong("vad-max-speech"), help: "Override VADConfig.default.maxSpeechDurationSeconds.") var vadMaxSpeech: Double?
+    @Option(name: .customLong("overlap-model"), help: "The segmentation model of speakerkit's overlap pass (default: vendor's pyannote segmentation-3.0). The final turns are scored without and with the overlapped speech it adds (OverlapTurns).")
+    var overlapModel: String?
+    @Flag(name: .customLong("no-overlap"), help: "Skip the overlap pass.") var noOverlap = false
+    @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
     @Flag(help: "Print every file's figures.") var verbose = false
@@ -87,6 +92,9 @@ struct DiarizeBench: ParsableCommand {
         var total = DERComponents.zero, totalC0 = DERComponents.zero
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
+        let segmenter: PyannoteSegmenter? = noOverlap ? nil
+            : overlapModel.map { PyannoteSegmenter(modelPath: $0, maximumRunners: 1) } ?? PyannoteSegmenter.vendored(maximumRunners: 1)
+        var withOverlap = DERComponents.zero, withOverlapC0 = DERComponents.zero, segmentationCPU = 0.0
         var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
         var trial = KnownSpeakerTrial()
         for file in files {
@@ -138,6 +146,26 @@ struct DiarizeBench: ParsableCommand {
             totalC0 = totalC0 + derC0
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
             if found == expected { exactCounts += 1 }
+            if let segmenter {
+                // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
+                let started = threadCPUSeconds()
+                let tracker = OverlapTracker(segmenter: segmenter, stepSeconds: overlapStep)
+                for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
+                    try tracker.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
+                }
+                try tracker.finish()
+                segmentationCPU += threadCPUSeconds() - started
+                let turnSpans = turns.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                let added = tracker.added(to: turnSpans)
+                let augmented = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                let scoredAgain = DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0.25))
+                withOverlap = withOverlap + scoredAgain
+                withOverlapC0 = withOverlapC0 + DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0))
+                if verbose {
+                    print("\(id): with overlap DER c0.25 \(percent(scoredAgain.errorRate)) (miss \(f(scoredAgain.missedSeconds, 1)) s, FA \(f(scoredAgain.falseAlarmSeconds, 1)) s, "
+                        + "conf \(f(scoredAgain.confusionSeconds, 1)) s), \(added.count) spans added, \(f(added.reduce(0) { $0 + $1.endSeconds - $1.startSeconds }, 1)) s")
+                }
+            }
             if verbose {
                 print("\(id): DER c0.25 \(percent(der.errorRate)) (miss \(f(der.missedSeconds, 1)) s, FA \(f(der.falseAlarmSeconds, 1)) s, "
                     + "conf \(f(der.confusionSeconds, 1)) s), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
@@ -152,6 +180,11 @@ struct DiarizeBench: ParsableCommand {
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
+        if segmenter != nil {
+            print("with overlap: DER c0.25 \(percent(withOverlap.errorRate)) (miss \(percent(withOverlap.missedSeconds / withOverlap.referenceSeconds)), "
+                + "FA \(percent(withOverlap.falseAlarmSeconds / withOverlap.referenceSeconds)), conf \(percent(withOverlap.confusionSeconds / withOverlap.referenceSeconds))); "
+                + "DER c0 \(percent(withOverlapC0.errorRate)); segmentation CPU per audio second \(f(segmentationCPU / audioSeconds, 4))")
+        }
         if enrolment { print(tally.report) }
         if knownSpeakers {
             func finalTurns(_ samples: [Float], enrolled: [Int32: KnownSpeakerTrial.Profile]) throws -> [DiarizerTurn] {

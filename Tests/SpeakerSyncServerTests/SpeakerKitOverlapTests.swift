@@ -1,0 +1,60 @@
+import DiarizationScoring
+import Foundation
+import Logging
+import PluginHost
+import SpeakerSyncAudio
+import Testing
+import TestSupport
+
+/// speakerkit's overlap pass through the dlopen'd plugin on the shared two-person recording: at finalize
+/// it adds turns for the second voice where the segmentation model hears two, and changes nothing else.
+@Suite(.serialized) struct SpeakerKitOverlapTests {
+    /// The turns after finalize (id → turn), the session pushed in 100 ms pieces.
+    static func finalTurns(options: String) throws -> [UInt64: ProviderTurn] {
+        let file = try #require(TestData.file("sample/sample.wav"), "SPEAKERSYNC_TEST_DATA must point at the shared data")
+        let audio = try WAVFile.read(contentsOf: file).samples
+        let registry = try TestPlugins.freshRegistry("speakersync-speakerkit", configuration: ProviderConfiguration(sections: [:]),
+                                                     logger: Logger(label: "overlap") { _ in SwiftLogNoOpLogHandler() })
+        let instance = try registry.makeInstance(providerID: "speakerkit", sessionID: "overlap", optionsJSON: options)
+        var turns: [UInt64: ProviderTurn] = [:]
+        func take(_ pulled: [ProviderTurn]) { for turn in pulled { turns[turn.turnID] = turn.isRemoved ? nil : turn } }
+        for start in stride(from: 0, to: audio.count, by: 1_600) {
+            try instance.push(samples: Array(audio[start ..< min(audio.count, start + 1_600)]))
+            take(try instance.pullTurns())
+        }
+        take(try instance.finalize())
+        return turns
+    }
+
+    @Test func theOverlapPassAddsSecondVoicesAndLeavesTheDiarizersTurnsAlone() throws {
+        let without = try Self.finalTurns(options: #"{"overlap": false}"#)
+        let with = try Self.finalTurns(options: "")
+        // Without the pass: one speaker at a time.
+        let plain = without.values.sorted { $0.startSeconds < $1.startSeconds }
+        #expect(zip(plain, plain.dropFirst()).allSatisfy { $0.endSeconds <= $1.startSeconds + 1e-9 })
+        // With it: the same turns, plus added ones of the same people.
+        let added = with.values.filter { without[$0.turnID] == nil }
+        #expect(with.filter { without[$0.key] != nil }.count == without.count)
+        #expect(without.allSatisfy { with[$0.key] == $0.value })
+        #expect(!added.isEmpty, "sample.wav has overlapped speech")
+        #expect(Set(added.map(\.speaker)).isSubset(of: Set(without.values.map(\.speaker))))
+        for turn in added {
+            // An added turn never lies on its own speaker's turn.
+            #expect(!plain.contains { $0.speaker == turn.speaker && $0.startSeconds < turn.endSeconds - 0.02 && turn.startSeconds + 0.02 < $0.endSeconds },
+                    "\(turn)")
+        }
+        // Most of what it adds is reference speech (the frames are the model's; the names the turns').
+        let rttm = try String(contentsOf: try #require(TestData.file("sample/sample.rttm")), encoding: .utf8)
+        let reference = try #require(try RTTM.parse(rttm).values.first)
+        func speech(_ turn: ProviderTurn) -> Double {
+            var covered = 0.0, t = turn.startSeconds
+            while t < turn.endSeconds {
+                if reference.contains(where: { $0.startSeconds <= t && t < $0.endSeconds }) { covered += 0.01 }
+                t += 0.01
+            }
+            return covered
+        }
+        let addedSeconds = added.reduce(0) { $0 + $1.endSeconds - $1.startSeconds }
+        #expect(added.reduce(0) { $0 + speech($1) } >= 0.7 * addedSeconds, "added \(addedSeconds) s")
+    }
+}
