@@ -105,6 +105,11 @@ final class SpeakerKitSession: PluginProviderSession {
     }
 
     func finalize() throws(PluginFailure) {
+        // The last window first: the re-clustering may use the model's windows (splitOffSegmentedVoice).
+        overlapStep { tracker in
+            try tracker.finish()
+            diarizer.localActivity = tracker.windows
+        }
         do {
             try diarizer.finalize()
         } catch {
@@ -112,7 +117,6 @@ final class SpeakerKitSession: PluginProviderSession {
         }
         held += takeDiarizerTurns()
         overlapStep { tracker in
-            try tracker.finish()
             let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             for (index, span) in tracker.added(to: final).enumerated() {
                 held.append(DiarizerTurn(id: Self.overlapTurnIDBase + UInt64(index), speaker: span.speaker, startSeconds: span.startSeconds,

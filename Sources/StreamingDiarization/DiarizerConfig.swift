@@ -44,6 +44,11 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// (synthetic 4 speakers: count exact 3/4 → 4/4, DER 4.8 → 3.4 %) and dev00's second speaker
     /// (ami-dev DER 27.1 → 25.0 %), and splits nothing else on the sets we measure (docs/accuracy.md).
     public var uncountedVoiceMargin: Float = 0.12
+    /// Where a segmentation model heard two voices in one window whose frames the clustering put in one
+    /// cluster, one of them is tried as the seed of a split, kept only under the uncounted voice's rule
+    /// (`splitOffSegmentedVoice`; needs `StreamingDiarizer.localActivity`). Off: an experiment that did
+    /// not carry from the calibration sets to the report sets (see that function).
+    public var segmentedVoiceSplit = false
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Where two speakers' turns meet inside one stretch of speech, a pause at least this long and

@@ -89,7 +89,7 @@ extension SmoothedKMeans {
 
     /// The mean, over `cluster`'s frames, of (similarity to its centre − similarity to the nearest
     /// other centre), if the cluster has `rule`'s speech and turns; nil otherwise.
-    private func margin(ofCluster cluster: Int, in labels: [Int], seconds: [Double], rule: UncountedVoiceRule) -> Float? {
+    func margin(ofCluster cluster: Int, in labels: [Int], seconds: [Double], rule: UncountedVoiceRule) -> Float? {
         let k = (labels.max() ?? 0) + 1
         let speech = zip(labels, seconds).reduce(0.0) { $0 + ($1.0 == cluster ? $1.1 : 0) }
         guard speech >= rule.minimumSeconds, Self.turns(labels, k)[cluster] >= rule.minimumTurns else { return nil }

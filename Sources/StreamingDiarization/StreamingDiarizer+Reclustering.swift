@@ -37,6 +37,9 @@ extension StreamingDiarizer {
             // names it, instead of growing a second cluster for it (ami-dev with everyone enrolled: 28.0 %
             // the other way round, 25.0 % this way).
             labels = splitOffUncountedVoice(labels, clustering: clustering, items: vectors)
+            if config.segmentedVoiceSplit {
+                labels = splitOffSegmentedVoice(labels, clustering: clustering, items: vectors, frames: items.map { (region: $0.frames[0].0, frame: $0.frames[0].1) })
+            }
             labels = splitOffEnrolledVoices(labels, clustering: clustering, items: vectors)
         }
         labels = foldSmallClusters(labels, items: vectors)

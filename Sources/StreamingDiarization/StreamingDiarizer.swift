@@ -65,6 +65,9 @@ public final class StreamingDiarizer {
     /// keep up (`LoadShedding`), so labels arrive on time at a coarser grain instead of ever later.
     /// A region's first and a closed region's last frame are always embedded. May change at any push.
     public var embeddingStride = 1
+    /// A segmentation model's windows over this session (speakerkit's overlap pass sets them before
+    /// finalize): evidence of two voices inside one cluster (`splitOffSegmentedVoice`). Empty: none.
+    public var localActivity: [LocalActivityWindow] = []
     /// Windows of shed frames kept for finalize (`DiarizerConfig.shedRetentionSeconds`), 16-bit.
     var retainedWindows: [(region: Int, frame: Int, samples: [Int16])] = []
     var retainedSampleCount = 0

@@ -51,6 +51,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("overlap-model"), help: "The segmentation model of speakerkit's overlap pass (default: vendor's pyannote segmentation-3.0). The final turns are scored without and with the overlapped speech it adds (OverlapTurns).")
     var overlapModel: String?
     @Flag(name: .customLong("no-overlap"), help: "Skip the overlap pass.") var noOverlap = false
+    @Flag(name: .customLong("segmented-split"), help: "Also try the split seeded by the segmentation's windows (DiarizerConfig.segmentedVoiceSplit, off by default).")
+    var segmentedSplit = false
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
@@ -76,6 +78,7 @@ struct DiarizeBench: ParsableCommand {
         if let stretchFrames { config.minimumStretchFrames = stretchFrames }
         if let uncountedVoiceMargin { config.uncountedVoiceMargin = uncountedVoiceMargin }
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
+        if segmentedSplit { config.segmentedVoiceSplit = true }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
         if let vadThreshold { vad.threshold = vadThreshold }
@@ -109,6 +112,8 @@ struct DiarizeBench: ParsableCommand {
                 config: config, hint: SpeakerCountHint(exact: numSpeakers), detector: detector, embedder: embedder,
                 speakers: try SpeakerManager(config: config.speakerManagerConfig, logger: logger), logger: logger)
             diarizer.embeddingStride = embeddingStride
+            let tracker = segmenter.map { OverlapTracker(segmenter: $0, stepSeconds: overlapStep) }
+            let segmentationCPUAtStart = segmentationCPU
             var turns: [UInt64: DiarizerTurn] = [:]
             func collect() {
                 for turn in diarizer.pullTurns() {
@@ -124,12 +129,25 @@ struct DiarizeBench: ParsableCommand {
                     let wait = due - Date().timeIntervalSince(wallStart)
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
-                try diarizer.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
+                let piece = Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)])
+                try diarizer.push(piece)
                 collect()
+                if let tracker {
+                    // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
+                    let segmentationStarted = threadCPUSeconds()
+                    try tracker.push(piece)
+                    segmentationCPU += threadCPUSeconds() - segmentationStarted
+                }
+            }
+            if let tracker {
+                let segmentationStarted = threadCPUSeconds()
+                try tracker.finish()
+                segmentationCPU += threadCPUSeconds() - segmentationStarted
+                diarizer.localActivity = tracker.windows
             }
             try diarizer.finalize()
             collect()
-            let cpu = threadCPUSeconds() - started
+            let cpu = threadCPUSeconds() - started - (segmentationCPU - segmentationCPUAtStart)
             let seconds = Double(buffer.samples.count) / Double(buffer.sampleRate)
             audioSeconds += seconds
             allCPU += cpu
@@ -146,15 +164,7 @@ struct DiarizeBench: ParsableCommand {
             totalC0 = totalC0 + derC0
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
             if found == expected { exactCounts += 1 }
-            if let segmenter {
-                // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
-                let started = threadCPUSeconds()
-                let tracker = OverlapTracker(segmenter: segmenter, stepSeconds: overlapStep)
-                for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
-                    try tracker.push(Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)]))
-                }
-                try tracker.finish()
-                segmentationCPU += threadCPUSeconds() - started
+            if let tracker {
                 let turnSpans = turns.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 let added = tracker.added(to: turnSpans)
                 let augmented = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }

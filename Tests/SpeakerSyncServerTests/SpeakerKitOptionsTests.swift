@@ -39,7 +39,7 @@ import Testing
              "speaker_change_pause_decibels": 25, "minimum_stretch_frames": 2, "uncounted_voice_seconds": 4,
              "uncounted_voice_margin": 0.12, "window_seconds": 1.5,
              "frame_seconds": 0.5, "minimum_batch": 3, "analysis_block_seconds": 0.5,
-             "overlap": false}
+             "overlap": false, "segmented_voice_split": 1}
             """
         let instance = try plugins.makeInstance(providerID: "speakerkit", sessionID: "s", optionsJSON: options)
         let exact = try plugins.makeInstance(providerID: "speakerkit", sessionID: "t", optionsJSON: #"{"num_speakers": 2}"#)

@@ -141,3 +141,18 @@ struct OverlapTrackerTests {
         #expect(tracker.windows.map(\.activeMasks.count) == [10, 10])
     }
 }
+
+struct SegmentedVoiceGroupsTests {
+    /// The embedded frames under each local speaker's solo frames, per window; a window counts only when
+    /// two or more local speakers have enough such frames.
+    @Test func groupsAreTheFramesUnderEachLocalSpeakerAloneInWindowsWithTwo() {
+        let window = OverlapTurnsTests.window([1, 1, 1, 1, 1, 3, 2, 2, 2, 2, 2])
+        let frames = (0 ..< 11).map { (startSeconds: Double($0) * 0.1, endSeconds: Double($0 + 1) * 0.1) }
+        #expect(StreamingDiarizer.soloGroups([window], frames: frames, minimumFrames: 4) == [[0, 1, 2, 3, 4], [6, 7, 8, 9, 10]])
+        #expect(StreamingDiarizer.soloGroups([window], frames: frames, minimumFrames: 6).isEmpty)
+        // A second window with one voice adds nothing; frames outside every window are never grouped.
+        let alone = OverlapTurnsTests.window([1, 1, 1, 1, 1], start: 1.1)
+        let more = frames + (11 ..< 20).map { (startSeconds: Double($0) * 0.1, endSeconds: Double($0 + 1) * 0.1) }
+        #expect(StreamingDiarizer.soloGroups([window, alone], frames: more, minimumFrames: 4) == [[0, 1, 2, 3, 4], [6, 7, 8, 9, 10]])
+    }
+}
