@@ -15,6 +15,8 @@ final class SpeakerKitRuntime: Sendable {
     let backlogSeconds: @Sendable () -> Double
     /// The overlap pass's segmentation model (pyannote segmentation-3.0), nil when vendor/ lacks it.
     let segmenter: PyannoteSegmenter?
+    /// Runs every session's overlap segmentation off the push path, below the sessions' priority.
+    let overlapWorker = LowPriorityWorker(name: "speakerkit-overlap")
 
     init(logger: Logger, backlogSeconds: @escaping @Sendable () -> Double = { 0 }) throws {
         self.logger = logger

@@ -18,10 +18,10 @@ final class SpeakerKitSession: PluginProviderSession {
     /// The embedding stride from the host's backlog: labels on time at a coarser grain when the worker
     /// cannot keep up (docs/benchmarks.md, "Load shedding").
     private var shedding = LoadShedding()
-    /// The overlap pass (docs/speakerkit.md, "Overlapped speech"): segments the audio as it arrives; at
-    /// finalize its turns are added to the diarizer's. Nil when off, or after the model failed once (the
-    /// session goes on without it rather than failing).
-    private var overlap: OverlapTracker?
+    /// The overlap pass (docs/speakerkit.md, step 8): segments the audio as it arrives, on the runtime's
+    /// low-priority worker; at finalize its turns are added to the diarizer's. Nil when off. A failure
+    /// of the model, or a worker too far behind, ends the pass for the session, never the session.
+    private let overlap: BackgroundOverlapTracker?
     /// The diarizer's turns as published so far (id → turn), which the overlap pass completes.
     private var published: [UInt64: DiarizerTurn] = [:]
     /// Turns taken from the diarizer at finalize, and the overlap pass's, for the next pull.
@@ -47,7 +47,7 @@ final class SpeakerKitSession: PluginProviderSession {
         diarizer = StreamingDiarizer(
             config: options.config, hint: options.hint, detector: SileroSpeechDetector(detector: detector),
             embedder: embedder, speakers: speakers, logger: logger)
-        overlap = segmenter.map { OverlapTracker(segmenter: $0) }
+        overlap = segmenter.map { BackgroundOverlapTracker(segmenter: $0, worker: runtime.overlapWorker, logger: logger) }
     }
 
     deinit {
@@ -62,18 +62,7 @@ final class SpeakerKitSession: PluginProviderSession {
         } catch {
             throw PluginFailure(.internalError, "\(error)")
         }
-        overlapStep { try $0.push(audio) }
-    }
-
-    /// Runs a step of the overlap pass; a failure ends the pass for this session, not the session.
-    private func overlapStep(_ body: (OverlapTracker) throws -> Void) {
-        guard let tracker = overlap else { return }
-        do {
-            try body(tracker)
-        } catch {
-            logger.warning("overlap pass failed; the session goes on without it", metadata: ["error": "\(error)"])
-            overlap = nil
-        }
+        overlap?.push(audio)
     }
 
     /// Load shedding's step for the push of `sampleCount` samples now starting.
@@ -106,19 +95,17 @@ final class SpeakerKitSession: PluginProviderSession {
 
     func finalize() throws(PluginFailure) {
         // The last window first: the re-clustering may use the model's windows (splitOffSegmentedVoice).
-        overlapStep { tracker in
-            try tracker.finish()
-            diarizer.localActivity = tracker.windows
-        }
+        let windows = overlap?.finish()
+        diarizer.localActivity = windows ?? []
         do {
             try diarizer.finalize()
         } catch {
             throw PluginFailure(.internalError, "\(error)")
         }
         held += takeDiarizerTurns()
-        overlapStep { tracker in
+        if let windows {
             let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-            for (index, span) in tracker.added(to: final).enumerated() {
+            for (index, span) in OverlapTurns.added(to: final, windows: windows).enumerated() {
                 held.append(DiarizerTurn(id: Self.overlapTurnIDBase + UInt64(index), speaker: span.speaker, startSeconds: span.startSeconds,
                                          endSeconds: span.endSeconds, confidence: Self.overlapTurnConfidence))
             }

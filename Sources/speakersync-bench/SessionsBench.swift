@@ -26,6 +26,9 @@ struct SessionsBench: AsyncParsableCommand {
     @Option(help: "Provider for the sessions.")
     var provider: String = "device"
 
+    @Option(help: "The start message's options for every session (JSON), e.g. '{\"overlap\": false}' for speakerkit without its overlap pass.")
+    var options: String?
+
     @Option(name: .customLong("shadow"), help: "A provider every session runs beside --provider (shadow_providers; repeatable): what it costs the primary's latency.")
     var shadows: [String] = []
 
@@ -65,7 +68,7 @@ struct SessionsBench: AsyncParsableCommand {
         }
         if let json {
             let document: [String: Any] = [
-                "provider": provider, "isolation": isolation, "load_shedding": loadShedding, "seconds": seconds,
+                "provider": provider, "options": options ?? "", "isolation": isolation, "load_shedding": loadShedding, "seconds": seconds,
                 "chunk_seconds": chunkSeconds, "shadows": shadows, "client_threads": clientThreads, "levels": results,
             ]
             try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys]).write(to: URL(fileURLWithPath: json))
@@ -127,6 +130,7 @@ struct SessionsBench: AsyncParsableCommand {
                     try? await Task.sleep(for: .milliseconds(Int64(index * 1000 / max(1, count))))
                     var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(server.port)/v1/listen", provider: provider, deviceID: "bench-\(index)")
                     config.shadowProviders = shadows
+                    config.optionsJSON = options
                     config.token = tokens[index]
                     config.speed = 1
                     config.chunkSeconds = chunkSeconds

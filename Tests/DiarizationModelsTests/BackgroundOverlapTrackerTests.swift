@@ -1,0 +1,77 @@
+import DiarizationModels
+import Foundation
+import Logging
+import StreamingDiarization
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A 1 s window of 100 Hz "audio" whose frame i (0.1 s) is the sample at its centre, rounded, as a mask.
+final class CentreSampleSegmenter: LocalActivitySegmenter {
+    var sampleRate: Int { 100 }
+    var windowSamples: Int { 100 }
+    var frameStepSeconds: Double { 0.1 }
+    func centreSeconds(frame: Int) -> Double { 0.05 + 0.1 * Double(frame) }
+    func activeMasks(_ window: [Float]) throws -> [UInt8] { (0 ..< 10).map { UInt8(window[$0 * 10 + 5].rounded()) } }
+}
+
+@Suite(.serialized) struct BackgroundOverlapTrackerTests {
+    static let logger = Logger(label: "overlap") { _ in SwiftLogNoOpLogHandler() }
+    static let audio: [Float] = (0 ..< 250).map { Float(($0 / 10) % 4) }
+
+    @Test func theWorkerRunsJobsInOrderBelowTheSessionsPriority() {
+        let worker = LowPriorityWorker(name: "test-low")
+        let seen = Mutex<[Int]>([])
+        let nice = Mutex<Int32?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        for index in 0 ..< 50 { worker.enqueue { seen.withLock { $0.append(index) } } }
+        worker.enqueue {
+            errno = 0
+            nice.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            done.signal()
+        }
+        done.wait()
+        #expect(seen.withLock { $0 } == Array(0 ..< 50))
+        #expect(nice.withLock { $0 } == LowPriorityWorker.niceValue)
+    }
+
+    /// Off the push path, the windows are those the tracker gives when fed on the caller's thread.
+    @Test func windowsEqualTheSynchronousTrackers() throws {
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: LowPriorityWorker(name: "test-low"), logger: Self.logger)
+        let direct = OverlapTracker(segmenter: CentreSampleSegmenter())
+        for start in stride(from: 0, to: Self.audio.count, by: 7) {
+            let piece = Array(Self.audio[start ..< min(Self.audio.count, start + 7)])
+            background.push(piece)
+            try direct.push(piece)
+        }
+        try direct.finish()
+        let windows = try #require(background.finish())
+        #expect(windows == direct.windows)
+        #expect(windows.count == 3)
+    }
+
+    /// A worker that cannot keep up: past the backlog allowance the pass is given up for the session
+    /// (finish says so with nil), and nothing more is queued for it.
+    @Test func aWorkerTooFarBehindGivesThePassUp() {
+        let worker = LowPriorityWorker(name: "test-low")
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        worker.enqueue {
+            started.signal()
+            release.wait()
+        }
+        started.wait()
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
+        let second = [Float](repeating: 1, count: 100)
+        for _ in 0 ..< Int(BackgroundOverlapTracker.maximumBacklogSeconds) { background.push(second) }
+        #expect(background.failure == nil)
+        background.push(second)
+        #expect(background.failure != nil)
+        let queued = worker.waitingCount
+        background.push(second)
+        #expect(worker.waitingCount == queued)
+        release.signal()
+        #expect(background.finish() == nil)
+    }
+}
