@@ -62,8 +62,16 @@ final class SpeakerKitSession: PluginProviderSession {
         } catch {
             throw PluginFailure(.internalError, "\(error)")
         }
-        overlap?.push(audio)
+        audioSeconds += Double(samples.count) / 16_000
+        overlap?.push(audio, mayWait: isFasterThanRealTime)
     }
+
+    /// Audio pushed so far, and when the first push came: a session whose audio arrives at more than
+    /// three times real time (an upload, a fast replay) waits for its own overlap segmentation rather
+    /// than losing it (`BackgroundOverlapTracker`); 10 s of slack for a device's catch-up after a reconnect.
+    private var audioSeconds = 0.0
+    private let startedAt = Date()
+    private var isFasterThanRealTime: Bool { audioSeconds > 3 * Date().timeIntervalSince(startedAt) + 10 }
 
     /// Load shedding's step for the push of `sampleCount` samples now starting.
     func adjustStride(forPushOf sampleCount: Int) {

@@ -1,27 +1,30 @@
 import Foundation
 import Logging
 import StreamingDiarization
-import Synchronization
 
-/// A session's overlap pass off its push path (speakerkit's): the audio goes to the runtime's low-priority worker,
-/// which feeds the session's `OverlapTracker` (each 10 s window a segmentation run of about 50 ms), so
-/// a push returns as soon as the diarizer is done with it and labels never wait for the segmentation.
-/// Finalize waits for the windows still queued. When more than `maximumBacklogSeconds` of this session's
-/// audio waits (a machine too busy to spare the worker anything), the pass is dropped for the session,
-/// logged, and its turns stay one speaker at a time: it degrades, it never holds labels or memory back.
+/// A session's overlap pass off its push path (speakerkit's): the audio goes to the runtime's
+/// low-priority worker, which feeds the session's `OverlapTracker` (each 10 s window a segmentation run
+/// of about 50 ms), so a push returns as soon as the diarizer is done with it and labels never wait for
+/// the segmentation. Finalize waits for the windows still queued.
+///
+/// When more than `maximumBacklogSeconds` of this session's audio waits for the worker:
+/// - a session streaming faster than real time (an upload, `eval --speed 0`) waits in `push` until the
+///   worker catches up: it pays for its own segmentation, and keeps the pass;
+/// - a real-time session gives the pass up (logged; its turns stay one speaker at a time), because the
+///   machine is too busy to spare the worker anything and waiting would hold its labels back: it
+///   degrades, it never holds labels or memory back.
 ///
 /// `@unchecked Sendable`: `tracker` is touched only by jobs on the worker (one thread, in queue order)
-/// and by `finish` after it has waited for every earlier job; the rest is behind `state`'s Mutex.
+/// and by `finish` after it has waited for every earlier job; `queuedSamples` and `failure` only with
+/// `condition` locked.
 public final class BackgroundOverlapTracker: @unchecked Sendable {
     public static let maximumBacklogSeconds = 60.0
     private let tracker: OverlapTracker
     private let worker: LowPriorityWorker
     private let logger: Logger
-    private struct State {
-        var queuedSamples = 0
-        var failure: String?
-    }
-    private let state = Mutex(State())
+    private let condition = NSCondition()
+    private var queuedSamples = 0
+    private var failureReason: String?
 
     public init(segmenter: any LocalActivitySegmenter, worker: LowPriorityWorker, logger: Logger) {
         tracker = OverlapTracker(segmenter: segmenter)
@@ -30,31 +33,45 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
     }
 
     /// Why the pass was given up for this session (nil while it runs).
-    public var failure: String? { state.withLock { $0.failure } }
+    public var failure: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failureReason
+    }
 
-    public func push(_ samples: [Float]) {
-        let limit = Int(Self.maximumBacklogSeconds * Double(tracker.segmenter.sampleRate))
-        let accepted = state.withLock { state -> Bool in
-            guard state.failure == nil else { return false }
-            guard state.queuedSamples + samples.count <= limit else {
-                state.failure = "more than \(Int(Self.maximumBacklogSeconds)) s of audio waited for the segmentation"
-                return false
+    /// `mayWait`: the session streams faster than real time, so it waits for the worker rather than
+    /// giving the pass up when the backlog is full.
+    public func push(_ samples: [Float], mayWait: Bool = false) {
+        let limit = max(samples.count, Int(Self.maximumBacklogSeconds * Double(tracker.segmenter.sampleRate)))
+        condition.lock()
+        while failureReason == nil, queuedSamples + samples.count > limit {
+            guard mayWait else {
+                failureReason = "more than \(Int(Self.maximumBacklogSeconds)) s of a real-time session's audio waited for the segmentation"
+                break
             }
-            state.queuedSamples += samples.count
-            return true
+            condition.wait()
         }
+        let accepted = failureReason == nil
+        if accepted { queuedSamples += samples.count }
+        condition.unlock()
         guard accepted else { return }
         worker.enqueue { [self] in
-            let skip = state.withLock { state -> Bool in
-                state.queuedSamples -= samples.count
-                return state.failure != nil
+            condition.lock()
+            let skip = failureReason != nil
+            condition.unlock()
+            if !skip {
+                do {
+                    try tracker.push(samples)
+                } catch {
+                    condition.lock()
+                    failureReason = "\(error)"
+                    condition.unlock()
+                }
             }
-            guard !skip else { return }
-            do {
-                try tracker.push(samples)
-            } catch {
-                state.withLock { $0.failure = "\(error)" }
-            }
+            condition.lock()
+            queuedSamples -= samples.count
+            condition.broadcast()
+            condition.unlock()
         }
     }
 

@@ -74,4 +74,33 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
         release.signal()
         #expect(background.finish() == nil)
     }
+
+    /// A session faster than real time waits for the worker instead, and keeps the pass.
+    @Test func aFastSessionWaitsForTheWorkerAndKeepsThePass() throws {
+        let worker = LowPriorityWorker(name: "test-low")
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        worker.enqueue {
+            started.signal()
+            release.wait()
+        }
+        started.wait()
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
+        let second = [Float](repeating: 1, count: 100)
+        for _ in 0 ..< Int(BackgroundOverlapTracker.maximumBacklogSeconds) { background.push(second, mayWait: true) }
+        let pushed = Mutex(false)
+        let thread = Thread {
+            background.push(second, mayWait: true)
+            pushed.withLock { $0 = true }
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(pushed.withLock { $0 } == false, "the push past the backlog waits")
+        release.signal()
+        // The session's next call (finalize) comes after its push returned, as on a session's queue.
+        for _ in 0 ..< 500 where !pushed.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(pushed.withLock { $0 })
+        let windows = try #require(background.finish())
+        #expect(background.failure == nil)
+        #expect(windows.count == Int(BackgroundOverlapTracker.maximumBacklogSeconds) + 1)
+    }
 }
