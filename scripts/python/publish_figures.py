@@ -30,7 +30,9 @@ def figures(folder):
     date = (folder / "date").read_text().strip()
     accuracy = (f"DER (collar 0.25) synthetic 2 / 3 / 4 voices {percent(evals['synth2']):.1f} / {percent(evals['synth3']):.1f} / "
                 f"{percent(evals['synth4']):.1f} %, ami-dev {percent(evals['ami-dev']):.1f} %, sample {percent(evals['sample']):.1f} %; "
-                f"{evals['ami-dev']['overall']['real_time_factor']:.3f} CPU s per audio s on ami-dev (eval at full speed)")
+                f"{evals['ami-dev']['overall']['real_time_factor']:.3f} CPU s per audio s on ami-dev (eval at full speed, "
+                f"the session's pushes; the overlap segmentation runs on a low-priority thread of its own and is "
+                f"counted in the sessions' CPU below)")
     levels = []
     for level in sessions["levels"]:
         label = level["label_ms"]
