@@ -5,7 +5,9 @@ import StreamingDiarization
 /// A session's overlap pass off its push path (speakerkit's): the audio goes to the runtime's
 /// low-priority worker, which feeds the session's `OverlapTracker` (each 10 s window a segmentation run
 /// of about 50 ms), so a push returns as soon as the diarizer is done with it and labels never wait for
-/// the segmentation. Finalize waits for the windows still queued.
+/// the segmentation. At finalize the session's audio still waiting is segmented on the finalizing
+/// thread itself: finalize waits for at most the one piece the worker is running, never for the other
+/// sessions' queue ahead of it.
 ///
 /// When more than `maximumBacklogSeconds` of this session's audio waits for the worker:
 /// - a session streaming faster than real time (an upload, `eval --speed 0`) waits in `push` until the
@@ -14,16 +16,20 @@ import StreamingDiarization
 ///   machine is too busy to spare the worker anything and waiting would hold its labels back: it
 ///   degrades, it never holds labels or memory back.
 ///
-/// `@unchecked Sendable`: `tracker` is touched only by jobs on the worker (one thread, in queue order)
-/// and by `finish` after it has waited for every earlier job; `queuedSamples` and `failure` only with
-/// `condition` locked.
+/// `@unchecked Sendable`: `tracker` is fed by one thread at a time: a worker job while `isRunning`, or
+/// `finish` after it has waited for `isRunning` to clear and set `isFinishing`; every other stored
+/// property is read and written only with `condition` locked.
 public final class BackgroundOverlapTracker: @unchecked Sendable {
     public static let maximumBacklogSeconds = 60.0
     private let tracker: OverlapTracker
     private let worker: LowPriorityWorker
     private let logger: Logger
     private let condition = NSCondition()
-    private var queuedSamples = 0
+    /// Audio pushed and not yet given to the tracker, in order.
+    private var pending: [[Float]] = []
+    private var pendingSamples = 0
+    private var isRunning = false
+    private var isFinishing = false
     private var failureReason: String?
 
     public init(segmenter: any LocalActivitySegmenter, worker: LowPriorityWorker, logger: Logger) {
@@ -44,47 +50,62 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
     public func push(_ samples: [Float], mayWait: Bool = false) {
         let limit = max(samples.count, Int(Self.maximumBacklogSeconds * Double(tracker.segmenter.sampleRate)))
         condition.lock()
-        while failureReason == nil, queuedSamples + samples.count > limit {
+        while failureReason == nil, pendingSamples + samples.count > limit {
             guard mayWait else {
                 failureReason = "more than \(Int(Self.maximumBacklogSeconds)) s of a real-time session's audio waited for the segmentation"
+                pending = []
+                pendingSamples = 0
                 break
             }
             condition.wait()
         }
-        let accepted = failureReason == nil
-        if accepted { queuedSamples += samples.count }
-        condition.unlock()
-        guard accepted else { return }
-        worker.enqueue { [self] in
-            condition.lock()
-            let skip = failureReason != nil
-            condition.unlock()
-            if !skip {
-                do {
-                    try tracker.push(samples)
-                } catch {
-                    condition.lock()
-                    failureReason = "\(error)"
-                    condition.unlock()
-                }
-            }
-            condition.lock()
-            queuedSamples -= samples.count
-            condition.broadcast()
-            condition.unlock()
+        let accepted = failureReason == nil && !isFinishing
+        if accepted {
+            pending.append(samples)
+            pendingSamples += samples.count
         }
+        condition.unlock()
+        if accepted { worker.enqueue { [self] in feedOne() } }
     }
 
-    /// Waits for the queued audio, segments the rest; the windows, or nil when the pass was given up.
+    /// One worker job: the oldest piece still pending, if finalize has not taken it.
+    private func feedOne() {
+        condition.lock()
+        guard !isFinishing, failureReason == nil, !pending.isEmpty else {
+            condition.unlock()
+            return
+        }
+        let samples = pending.removeFirst()
+        isRunning = true
+        condition.unlock()
+        var failed: String?
+        do { try tracker.push(samples) } catch { failed = "\(error)" }
+        condition.lock()
+        isRunning = false
+        pendingSamples -= samples.count
+        if let failed { failureReason = failed }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Segments what is still pending on this thread, then the rest; the windows, or nil when the
+    /// pass was given up.
     public func finish() -> [LocalActivityWindow]? {
-        let done = DispatchSemaphore(value: 0)
-        worker.enqueue { done.signal() }
-        done.wait()
+        condition.lock()
+        isFinishing = true
+        while isRunning { condition.wait() }
+        let rest = pending
+        pending = []
+        pendingSamples = 0
+        let failure = failureReason
+        condition.broadcast()
+        condition.unlock()
         if let failure {
             logger.warning("overlap pass given up; the session's turns stay one speaker at a time", metadata: ["reason": "\(failure)"])
             return nil
         }
         do {
+            for samples in rest { try tracker.push(samples) }
             try tracker.finish()
         } catch {
             logger.warning("overlap pass failed at finalize", metadata: ["error": "\(error)"])

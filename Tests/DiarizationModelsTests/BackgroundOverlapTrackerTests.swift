@@ -52,6 +52,29 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
         #expect(windows.count == 3)
     }
 
+    /// Finalize does not wait behind other sessions' queued work: with the worker busy elsewhere, the
+    /// session's pending audio is segmented on the finalizing thread, with the same windows.
+    @Test func finishSegmentsWhatIsPendingItselfInsteadOfWaitingForTheQueue() throws {
+        let worker = LowPriorityWorker(name: "test-low")
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        worker.enqueue {
+            started.signal()
+            release.wait()
+        }
+        started.wait()
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
+        let direct = OverlapTracker(segmenter: CentreSampleSegmenter())
+        for start in stride(from: 0, to: Self.audio.count, by: 30) {
+            let piece = Array(Self.audio[start ..< min(Self.audio.count, start + 30)])
+            background.push(piece)
+            try direct.push(piece)
+        }
+        try direct.finish()
+        let windows = try #require(background.finish())   // returns while the worker is still blocked
+        release.signal()
+        #expect(windows == direct.windows)
+    }
+
     /// A worker that cannot keep up: past the backlog allowance the pass is given up for the session
     /// (finish says so with nil), and nothing more is queued for it.
     @Test func aWorkerTooFarBehindGivesThePassUp() {
