@@ -66,7 +66,7 @@ final class SpeakerKitSession: PluginProviderSession {
         overlap?.push(audio, mayWait: isFasterThanRealTime)
     }
 
-    /// Audio pushed so far, and when the first push came: a session whose audio arrives at more than
+    /// Audio pushed so far, and when the session started: a session whose audio arrives at more than
     /// three times real time (an upload, a fast replay) waits for its own overlap segmentation rather
     /// than losing it (`BackgroundOverlapTracker`); 10 s of slack for a device's catch-up after a reconnect.
     private var audioSeconds = 0.0
