@@ -1,3 +1,4 @@
+import DiarizationModels
 import Foundation
 import SherpaOnnxSpeakers
 import SpeakerSegmentation
@@ -16,7 +17,7 @@ final class PyannoteModels: Sendable {
     /// The embedding's size, from the model's metadata: known before the model is opened, so enrolled
     /// profiles from another embedding space can be told apart.
     let dimension: Int
-    let segmenters: SegmenterPool
+    let segmenters: PyannoteSegmenter
     /// The extractor once made, or why it could not be (kept: a file that failed once fails again).
     private let extractor = Mutex<Result<SpeakerEmbeddingExtractor, SherpaOnnxSpeakersError>?>(nil)
 
@@ -32,7 +33,7 @@ final class PyannoteModels: Sendable {
         }
         self.segmentationPath = segmentationPath
         self.embeddingPath = embeddingPath
-        segmenters = SegmenterPool(modelPath: segmentationPath)
+        segmenters = PyannoteSegmenter(modelPath: segmentationPath)
     }
 
     /// Opens both models if they are not open yet (the first session's start pays, once per worker).

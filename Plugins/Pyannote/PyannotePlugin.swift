@@ -1,8 +1,8 @@
 import CSpeakerSyncPluginABI
+import DiarizationModels
 import Foundation
 import ProviderPluginKit
 import OverlapDiarization
-import ResourcePooling
 import SherpaOnnxSpeakers
 import SpeakerSegmentation
 import VoiceActivity
@@ -37,25 +37,5 @@ enum PyannotePlugin {
     }
 }
 
-/// Segmentation models, made as needed up to one per core: one onnxruntime session runs one window
-/// at a time, and a worker's sessions run on several queues.
-final class SegmenterPool: WindowSegmenter {
-    let frames = SegmentationFrames.pyannote3
-    private let pool: ResourcePool<PyannoteSegmentation, SpeakerSegmentationError>
-
-    /// Makes nothing yet: `prepare()` makes the first model when a session starts.
-    init(modelPath: String) {
-        let make = { () throws(SpeakerSegmentationError) -> PyannoteSegmentation in try PyannoteSegmentation(modelPath: modelPath) }
-        pool = ResourcePool(maximum: ProcessInfo.processInfo.activeProcessorCount, make: make)
-    }
-
-    /// Makes the first model if none is made, so a file onnxruntime cannot use fails a session's start
-    /// rather than its first window.
-    func prepare() throws(SpeakerSegmentationError) {
-        try pool.withResource { (_) throws(SpeakerSegmentationError) in }
-    }
-
-    func activity(_ samples: UnsafeBufferPointer<Float>) throws -> LocalSpeakerActivity {
-        try pool.withResource { (model) throws(SpeakerSegmentationError) in try model.activity(samples) }
-    }
-}
+/// The shared segmentation runners (DiarizationModels) as the overlap pipeline's segmenter.
+extension PyannoteSegmenter: WindowSegmenter {}

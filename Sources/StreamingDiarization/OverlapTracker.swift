@@ -67,9 +67,4 @@ public final class OverlapTracker {
         windows.append(LocalActivityWindow(firstCentreSeconds: Double(bufferStart) / rate + segmenter.centreSeconds(frame: first),
                                            frameStepSeconds: segmenter.frameStepSeconds, activeMasks: kept.map { masks[$0] }))
     }
-
-    /// `OverlapTurns.added` over every window segmented so far.
-    public func added(to turns: [OverlapTurns.Span]) -> [OverlapTurns.Span] {
-        OverlapTurns.added(to: turns, windows: windows)
-    }
 }

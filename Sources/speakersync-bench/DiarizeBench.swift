@@ -53,6 +53,8 @@ struct DiarizeBench: ParsableCommand {
     @Flag(name: .customLong("no-overlap"), help: "Skip the overlap pass.") var noOverlap = false
     @Flag(name: .customLong("segmented-split"), help: "Also try the split seeded by the segmentation's windows (DiarizerConfig.segmentedVoiceSplit, off by default).")
     var segmentedSplit = false
+    @Flag(name: .customLong("fill-missed"), help: "Also give a named local speaker the frames no turn covers (tried on the calibration sets and left out of speakerkit: docs/speakerkit.md step 8).")
+    var fillMissed = false
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
@@ -166,7 +168,7 @@ struct DiarizeBench: ParsableCommand {
             if found == expected { exactCounts += 1 }
             if let tracker {
                 let turnSpans = turns.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-                let added = tracker.added(to: turnSpans)
+                let added = OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed)
                 let augmented = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 let scoredAgain = DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0.25))
                 withOverlap = withOverlap + scoredAgain

@@ -21,6 +21,18 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
     static let logger = Logger(label: "overlap") { _ in SwiftLogNoOpLogHandler() }
     static let audio: [Float] = (0 ..< 250).map { Float(($0 / 10) % 4) }
 
+    /// A worker whose thread is inside a job (another session's) until `release` is signalled.
+    static func busyWorker() -> (worker: LowPriorityWorker, release: DispatchSemaphore) {
+        let worker = LowPriorityWorker(name: "test-low")
+        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
+        worker.enqueue {
+            started.signal()
+            release.wait()
+        }
+        started.wait()
+        return (worker, release)
+    }
+
     @Test func theWorkerRunsJobsInOrderBelowTheSessionsPriority() {
         let worker = LowPriorityWorker(name: "test-low")
         let seen = Mutex<[Int]>([])
@@ -55,13 +67,7 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
     /// Finalize does not wait behind other sessions' queued work: with the worker busy elsewhere, the
     /// session's pending audio is segmented on the finalizing thread, with the same windows.
     @Test func finishSegmentsWhatIsPendingItselfInsteadOfWaitingForTheQueue() throws {
-        let worker = LowPriorityWorker(name: "test-low")
-        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        worker.enqueue {
-            started.signal()
-            release.wait()
-        }
-        started.wait()
+        let (worker, release) = Self.busyWorker()
         let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
         let direct = OverlapTracker(segmenter: CentreSampleSegmenter())
         for start in stride(from: 0, to: Self.audio.count, by: 30) {
@@ -78,13 +84,7 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
     /// A worker that cannot keep up: past the backlog allowance the pass is given up for the session
     /// (finish says so with nil), and nothing more is queued for it.
     @Test func aWorkerTooFarBehindGivesThePassUp() {
-        let worker = LowPriorityWorker(name: "test-low")
-        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        worker.enqueue {
-            started.signal()
-            release.wait()
-        }
-        started.wait()
+        let (worker, release) = Self.busyWorker()
         let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
         let second = [Float](repeating: 1, count: 100)
         for _ in 0 ..< Int(BackgroundOverlapTracker.maximumBacklogSeconds) { background.push(second) }
@@ -100,13 +100,7 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
 
     /// A session faster than real time waits for the worker instead, and keeps the pass.
     @Test func aFastSessionWaitsForTheWorkerAndKeepsThePass() throws {
-        let worker = LowPriorityWorker(name: "test-low")
-        let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0)
-        worker.enqueue {
-            started.signal()
-            release.wait()
-        }
-        started.wait()
+        let (worker, release) = Self.busyWorker()
         let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
         let second = [Float](repeating: 1, count: 100)
         for _ in 0 ..< Int(BackgroundOverlapTracker.maximumBacklogSeconds) { background.push(second, mayWait: true) }
