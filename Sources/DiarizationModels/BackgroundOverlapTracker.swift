@@ -7,7 +7,8 @@ import StreamingDiarization
 /// of about 50 ms), so a push returns as soon as the diarizer is done with it and labels never wait for
 /// the segmentation. At finalize the session's audio still waiting is segmented on the finalizing
 /// thread itself: finalize waits for at most the one piece the worker is running, never for the other
-/// sessions' queue ahead of it.
+/// sessions' queue ahead of it. The worker is idle-class (`LowPriorityWorker`); while anyone waits on
+/// it here it runs at nice 10 instead, so a wait never lasts as long as the machine stays busy.
 ///
 /// When more than `maximumBacklogSeconds` of this session's audio waits for the worker:
 /// - a session streaming faster than real time (an upload, `eval --speed 0`) waits in `push` until the
@@ -57,7 +58,7 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
                 pendingSamples = 0
                 break
             }
-            condition.wait()
+            worker.whileWaited { condition.wait() }
         }
         let accepted = failureReason == nil && !isFinishing
         if accepted {
@@ -93,7 +94,7 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
     public func finish() -> [LocalActivityWindow]? {
         condition.lock()
         isFinishing = true
-        while isRunning { condition.wait() }
+        while isRunning { worker.whileWaited { condition.wait() } }
         let rest = pending
         pending = []
         pendingSamples = 0

@@ -34,8 +34,8 @@ struct SessionsBench: AsyncParsableCommand {
 
     @Option(help: "The server's --provider-isolation: process, session or none.")
     var isolation: String = "process"
-    @Option(name: .customLong("load-shedding"), help: "The server's --load-shedding: on or off.")
-    var loadShedding: String = "off"
+    @Option(name: .customLong("load-shedding"), help: "The server's --load-shedding: on (its default) or off.")
+    var loadShedding: String = "on"
 
     @Option(name: .customLong("chunk-seconds"), help: "Audio per frame a device sends (0.1 = the 100 ms frames of the published figures).")
     var chunkSeconds = 0.1

@@ -45,9 +45,9 @@ struct ServerOptions: ParsableArguments {
     var providerNice: Int32 = ProviderIsolationConfig.default.niceIncrement
 
     @Option(name: .customLong("load-shedding"), help: ArgumentHelp(
-        "on: provider workers tell plugins how long audio waited, and speakerkit embeds fewer frames while it is over 1 s behind (labels on time, coarser); off (default). See docs/benchmarks.md.",
+        "on (default): provider workers tell plugins how long real-time audio waited, and speakerkit embeds fewer frames while it is behind (labels on time, coarser; final labels re-embed up to 120 s of what was skipped); off: labels wait for every frame. See docs/benchmarks.md.",
         valueName: "on|off"))
-    var loadShedding: String = "off"
+    var loadShedding: String = ProviderIsolationConfig.default.reportsBacklog ? "on" : "off"
 
     @Option(name: .customLong("auth"), help: ArgumentHelp(
         "required (device tokens or the admin key on every route but /healthz; default) or off (everyone is admin; loopback only).",

@@ -37,16 +37,45 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
         let worker = LowPriorityWorker(name: "test-low")
         let seen = Mutex<[Int]>([])
         let nice = Mutex<Int32?>(nil)
+        let policy = Mutex<Int32?>(nil)
         let done = DispatchSemaphore(value: 0)
         for index in 0 ..< 50 { worker.enqueue { seen.withLock { $0.append(index) } } }
         worker.enqueue {
             errno = 0
             nice.withLock { $0 = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) }
+            policy.withLock { $0 = sched_getscheduler(0) }
             done.signal()
         }
         done.wait()
         #expect(seen.withLock { $0 } == Array(0 ..< 50))
         #expect(nice.withLock { $0 } == LowPriorityWorker.niceValue)
+        #expect(policy.withLock { $0 } == LowPriorityWorker.idlePolicy)
+    }
+
+    /// While a thread waits on the worker it is not idle-class (no priority inversion), and it is again
+    /// once the last waiter has gone.
+    @Test func aWaitedOnWorkerLeavesTheIdleClassUntilTheLastWaiterGoes() {
+        let worker = LowPriorityWorker(name: "test-low")
+        let done = DispatchSemaphore(value: 0)
+        worker.enqueue { done.signal() }
+        done.wait()
+        #expect(worker.currentPolicy == LowPriorityWorker.idlePolicy)
+        worker.whileWaited {
+            #expect(worker.currentPolicy == LowPriorityWorker.otherPolicy)
+            worker.whileWaited { #expect(worker.currentPolicy == LowPriorityWorker.otherPolicy) }
+            #expect(worker.currentPolicy == LowPriorityWorker.otherPolicy, "another waiter still waits")
+        }
+        #expect(worker.currentPolicy == LowPriorityWorker.idlePolicy)
+        // A job run while waited on sees the normal policy.
+        let seen = Mutex<Int32?>(nil)
+        worker.whileWaited {
+            worker.enqueue {
+                seen.withLock { $0 = sched_getscheduler(0) }
+                done.signal()
+            }
+            done.wait()
+        }
+        #expect(seen.withLock { $0 } == LowPriorityWorker.otherPolicy)
     }
 
     /// Off the push path, the windows are those the tracker gives when fed on the caller's thread.

@@ -2,7 +2,7 @@ import Testing
 @testable import ProviderIsolation
 
 /// Which sessions' waits count as the worker's backlog: audio arriving at real time does, audio sent
-/// faster does not, a short burst after a stall does not make a session "fast", and a session that
+/// faster does not (even briefly), a short burst after a stall does not make a session "fast", and a session that
 /// slows back to real time counts again once its fast arrivals leave the window.
 struct ArrivalPaceTests {
     /// 100 ms pushes at `rate` audio seconds per second, from `start` for `seconds` of wall time.
@@ -25,10 +25,15 @@ struct ArrivalPaceTests {
         #expect(!fast.isRealTime)
     }
 
-    @Test func tooBriefToTellCountsAsRealTime() {
-        var pace = ArrivalPace()
-        _ = Self.feed(&pace, rate: 50, from: 100, seconds: 0.5)
-        #expect(pace.isRealTime)
+    /// A flood is fast from its first half second (25 s of audio), while a start's first few pushes,
+    /// close together, are not.
+    @Test func aBriefFloodIsFastAndAFewPushesAreNot() {
+        var flood = ArrivalPace()
+        _ = Self.feed(&flood, rate: 50, from: 100, seconds: 0.5)
+        #expect(!flood.isRealTime)
+        var start = ArrivalPace()
+        for _ in 0 ..< 5 { start.arrived(audioSeconds: 0.1, at: 100) }
+        #expect(start.isRealTime)
     }
 
     @Test func aBurstAfterAStallIsStillRealTime() {

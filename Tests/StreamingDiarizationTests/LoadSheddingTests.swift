@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct LoadSheddingTests {
     @Test func escalatesAtOnceAndRecoversOneStepAtATimeAfterACalmStretch() {
-        var shedding = LoadShedding()
+        var shedding = LoadShedding(config: .init(steps: [(1.0, 2), (2.5, 4)], recoveredBacklogSeconds: 0.3, recoverAfterSeconds: 2))
         #expect(shedding.update(backlogSeconds: 0.2, audioSeconds: 0.1) == 1)
         #expect(shedding.update(backlogSeconds: 0.9, audioSeconds: 0.1) == 1)
         #expect(shedding.update(backlogSeconds: 1.2, audioSeconds: 0.1) == 2)
@@ -19,6 +19,18 @@ import Testing
         #expect(shedding.update(backlogSeconds: 0.5, audioSeconds: 0.1) == 2)
         for _ in 0 ..< 19 { #expect(shedding.update(backlogSeconds: 0.0, audioSeconds: 0.1) == 2) }
         #expect(shedding.update(backlogSeconds: 0.0, audioSeconds: 0.1) == 1)
+    }
+
+    /// The default steps up through wider strides as the wait grows, and only a wait below the first
+    /// step counts as caught up (else a stride could step down while the host is still behind).
+    @Test func theDefaultStepsWidenWithTheWaitAndRecoverBelowTheFirstStep() {
+        let config = LoadShedding.Config.default
+        #expect(config.steps.map(\.stride) == config.steps.map(\.stride).sorted())
+        #expect(config.steps.map(\.backlogSeconds) == config.steps.map(\.backlogSeconds).sorted())
+        #expect(config.recoveredBacklogSeconds < config.steps[0].backlogSeconds)
+        var shedding = LoadShedding()
+        #expect(shedding.update(backlogSeconds: 0.01, audioSeconds: 0.1) == 1)
+        #expect(shedding.update(backlogSeconds: 10, audioSeconds: 0.1) == config.steps.last!.stride)
     }
 
     func run(embeddingStride: Int, retentionSeconds: Double = DiarizerConfig.default.shedRetentionSeconds) throws

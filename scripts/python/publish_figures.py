@@ -42,6 +42,10 @@ def figures(folder):
                       f"labels p95 {p95}, words→update p99 {words['p99']:.0f} ms, "
                       f"{level['cpu_ms_per_session_second']:.1f} ms CPU per session-second")
     capacity = "; ".join(levels)
+    if sessions.get("load_shedding") == "on":
+        # The default since issue 31: say what it trades, beside the figures it produced.
+        capacity += (" (load shedding on, the server's default: past its capacity speakerkit embeds fewer frames live, "
+                     "and finalize re-embeds up to 120 s of what it skipped per session)")
     source = f"measured {date} at {commit} by scripts/publish-figures; reports in docs/measured/, context in docs/benchmarks.md"
     return accuracy, capacity, source
 

@@ -4,11 +4,15 @@
 /// overload, and must not make the plugins shed (docs/benchmarks.md, "Load shedding").
 ///
 /// The pace is the audio that arrived over the last `windowSeconds` of arrivals against the time they
-/// took; under `minimumSpanSeconds` of arrivals it counts as real time. Pure: the worker's reader
-/// thread feeds it each push as it reads it.
+/// took, with `burstAllowanceSeconds` of audio allowed on top (a device's catch-up after a stall). So a
+/// flood counts as fast from its first second: 25 s of a file sent in half a second is no real-time
+/// stream, and its wait behind its own audio must not read as the worker's backlog (before, any
+/// stream counted as real time for its first second of arrivals, which is most of a short file sent
+/// at full speed). Pure: the worker's reader thread feeds it each push as it reads it.
 struct ArrivalPace: Sendable {
     static let windowSeconds = 10.0
-    static let minimumSpanSeconds = 1.0
+    /// Audio beyond the real-time rate that still counts as real time: a short stall's buffered audio.
+    static let burstAllowanceSeconds = 3.0
     /// Faster than this many audio seconds per second is not real time. Generous: devices send in bursts
     /// after a stall, and a saturated server stamps real-time audio in bursts too; a full-speed stream
     /// arrives tens of times faster than real time. (1.5 over 5 s was tried: with shedding on at 100
@@ -30,13 +34,12 @@ struct ArrivalPace: Sendable {
         }
     }
 
-    /// Whether the audio has been arriving at about real time (or too briefly to tell).
+    /// Whether the audio has been arriving at about real time (a burst within the allowance included).
     var isRealTime: Bool {
         guard let last = arrivals.last, head < arrivals.count else { return true }
         let first = arrivals[head]
         let span = last.seconds - first.seconds
-        guard span >= Self.minimumSpanSeconds else { return true }
         // The first arrival's own audio came before the span began.
-        return (last.audioSeconds - first.audioSeconds) / span <= Self.maximumRealTimeRate
+        return last.audioSeconds - first.audioSeconds <= Self.maximumRealTimeRate * span + Self.burstAllowanceSeconds
     }
 }
