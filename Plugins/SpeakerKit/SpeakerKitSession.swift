@@ -17,7 +17,7 @@ final class SpeakerKitSession: PluginProviderSession {
     let logger: Logger
     /// The embedding stride from the host's backlog: labels on time at a coarser grain when the worker
     /// cannot keep up (docs/benchmarks.md, "Load shedding").
-    private var shedding = LoadShedding()
+    private var shedding: LoadShedding
     /// The overlap pass (docs/speakerkit.md, step 8): segments the audio as it arrives, on the runtime's
     /// low-priority worker; at finalize its turns are added to the diarizer's. Nil when off. A failure
     /// of the model, or a worker too far behind, ends the pass for the session, never the session.
@@ -35,6 +35,7 @@ final class SpeakerKitSession: PluginProviderSession {
     init(runtime: SpeakerKitRuntime, embedder: any SpeakerEmbedder, options: DiarizerOptions, known: [Speaker], sessionID: String,
          segmenter: PyannoteSegmenter? = nil) throws {
         self.sessionID = sessionID
+        shedding = LoadShedding(spread: LoadShedding.spread(forSessionID: sessionID))
         var logger = runtime.logger
         logger[metadataKey: "session"] = "\(sessionID)"
         self.logger = logger

@@ -33,6 +33,30 @@ import Testing
         #expect(shedding.update(backlogSeconds: 10, audioSeconds: 0.1) == config.steps.last!.stride)
     }
 
+    /// Sessions of one worker read the same backlog; spread by their ids, the share of them shedding
+    /// grows with it instead of jumping from none to all.
+    @Test func sessionsSpreadByIdShedOneAfterAnotherAsTheBacklogGrows() {
+        let spreads = (0 ..< 200).map { LoadShedding.spread(forSessionID: "session-\($0)") }
+        #expect(spreads.allSatisfy { $0 >= 0 && $0 < 1 })
+        #expect(LoadShedding.spread(forSessionID: "a") == LoadShedding.spread(forSessionID: "a"))
+        // Roughly uniform: each quarter holds a fair share.
+        for quarter in 0 ..< 4 {
+            let count = spreads.filter { Int($0 * 4) == quarter }.count
+            #expect(count > 30 && count < 70, "quarter \(quarter): \(count) of 200")
+        }
+        let first = LoadShedding.Config.default.steps[0].backlogSeconds
+        func shedding(at backlog: Double) -> Int {
+            spreads.filter { spread in
+                var shedding = LoadShedding(spread: spread)
+                return shedding.update(backlogSeconds: backlog, audioSeconds: 0.1) > 1
+            }.count
+        }
+        let shares = [0.4, 0.7, 1.0, 1.3, 1.6].map { shedding(at: first * $0) }
+        #expect(shares.first == 0 && shares.last == 200)
+        #expect(shares == shares.sorted())
+        #expect(shares[2] > 60 && shares[2] < 140, "about half shed at the configured first step: \(shares)")
+    }
+
     func run(embeddingStride: Int, retentionSeconds: Double = DiarizerConfig.default.shedRetentionSeconds) throws
         -> (turns: [DiarizerTurn], live: [DiarizerTurn], embeddedLive: Int, shed: Int) {
         var managerConfig = SpeakerManagerConfig.default
