@@ -3,8 +3,8 @@
 
 /// speakerkit's measured figures, as the descriptor publishes them.
 enum SpeakerKitMeasured {
-    static let accuracy = "DER (collar 0.25) synthetic 2 / 3 / 4 voices 2.4 / 4.1 / 3.1 %, ami-dev 24.5 %, sample 7.3 %; 0.015 CPU s per audio s on ami-dev (eval at full speed, the session's pushes; the overlap segmentation runs on a low-priority thread of its own and is counted in the sessions' CPU below)"
-    static let capacity = "50 real-time sessions on 2 cores: 50 of 50 completed, labels p95 282 ms, words→update p99 18 ms, 26.0 ms CPU per session-second; 100 real-time sessions on 2 cores: 100 of 100 completed, labels p95 10.5 s, words→update p99 29 ms, 15.6 ms CPU per session-second"
-    static let source = "measured 2026-11-27 at d1f93ed by scripts/publish-figures; reports in docs/measured/, context in docs/benchmarks.md"
+    static let accuracy = "DER (collar 0.25) synthetic 2 / 3 / 4 voices 2.4 / 4.1 / 3.1 %, ami-dev 24.5 %, sample 7.3 %; 0.013 CPU s per audio s on ami-dev (eval at full speed, the session's pushes; the overlap segmentation runs on a low-priority thread of its own and is counted in the sessions' CPU below)"
+    static let capacity = "50 real-time sessions on 2 cores: 50 of 50 completed, labels p95 217 ms, words→update p99 12 ms, 23.2 ms CPU per session-second; 100 real-time sessions on 2 cores: 100 of 100 completed, labels p95 316 ms, words→update p99 15 ms, 16.0 ms CPU per session-second; 150 real-time sessions on 2 cores: 150 of 150 completed, labels p95 1.5 s, words→update p99 14 ms, 10.7 ms CPU per session-second (load shedding on, the server's default: past its capacity, about 79 sessions here, speakerkit embeds fewer frames live and its overlap segmentation waits for idle CPU; finalize does what was left, up to 120 s of shed windows per session, and a session whose segmentation falls 60 s behind gives its overlap pass up, so long sessions past capacity get coarser final labels; PostgreSQL's CPU is not counted)"
+    static let source = "measured 2026-11-27 at 440291e by scripts/publish-figures; reports in docs/measured/, context in docs/benchmarks.md"
     static let summary = accuracy + "; " + capacity + " (" + source + ")"
 }

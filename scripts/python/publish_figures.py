@@ -42,10 +42,19 @@ def figures(folder):
                       f"labels p95 {p95}, words→update p99 {words['p99']:.0f} ms, "
                       f"{level['cpu_ms_per_session_second']:.1f} ms CPU per session-second")
     capacity = "; ".join(levels)
+    # What two cores hold at full quality: the lowest level's cost per session (unsaturated there, so
+    # nothing deferred or shed) into what its load generator left of the two cores.
+    lowest = min(sessions["levels"], key=lambda level: level["sessions"])
+    full_quality = None
+    if lowest["server_cpu_percent"] < 170 and lowest["cpu_ms_per_session_second"] > 0:
+        full_quality = int((200 - lowest["load_generator_cpu_percent"]) / (lowest["cpu_ms_per_session_second"] / 10))
     if sessions.get("load_shedding") == "on":
         # The default since issue 31: say what it trades, beside the figures it produced.
-        capacity += (" (load shedding on, the server's default: past its capacity speakerkit embeds fewer frames live, "
-                     "and finalize re-embeds up to 120 s of what it skipped per session)")
+        past = f", about {full_quality} sessions here" if full_quality else ""
+        capacity += (f" (load shedding on, the server's default: past its capacity{past}, speakerkit embeds fewer frames "
+                     f"live and its overlap segmentation waits for idle CPU; finalize does what was left, up to 120 s of "
+                     f"shed windows per session, and a session whose segmentation falls 60 s behind gives its overlap "
+                     f"pass up, so long sessions past capacity get coarser final labels; PostgreSQL's CPU is not counted)")
     source = f"measured {date} at {commit} by scripts/publish-figures; reports in docs/measured/, context in docs/benchmarks.md"
     return accuracy, capacity, source
 
