@@ -104,6 +104,9 @@ public struct StreamReport: Sendable {
     public var sessionCount = 1
     /// How the session ended (nil when it had not ended when the report was made).
     public var outcome: SessionOutcome?
+    /// Seconds from asking the server to finalize (after the last audio) to the session's end: what
+    /// the user waits for the final labels. Nil when the stream did not ask (`sendFinalize` off).
+    public var finalizeSeconds: Double?
 }
 
 public struct DeviceStreamError: Error, CustomStringConvertible, Sendable {
@@ -248,8 +251,11 @@ public final class DeviceStreamer: Sendable {
             }
         }
 
+        var finalizeSeconds: Double?
         if config.sendFinalize {
+            let stopped = ContinuousClock.now
             _ = await session.finish(timeoutSeconds: config.finalizeTimeoutSeconds)
+            finalizeSeconds = (ContinuousClock.now - stopped).seconds
         } else {
             // Let pending updates arrive, then drop the connection the way a lost network would.
             try await Task.sleep(for: .milliseconds(300))
@@ -263,6 +269,7 @@ public final class DeviceStreamer: Sendable {
         var report = inbox.report(conversationID: config.conversationID ?? kit.conversationID, began: began)
         report.closeCode = session.lastCloseCode
         report.sessionCount = session.sessionCount
+        report.finalizeSeconds = finalizeSeconds
         if case .finished(let outcome) = session.connectionState { report.outcome = outcome }
         return report
     }

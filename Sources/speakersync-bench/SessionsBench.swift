@@ -56,7 +56,7 @@ struct SessionsBench: AsyncParsableCommand {
         print("server pid \(server.pid) on port \(server.port), provider \(provider)\(shadows.isEmpty ? "" : " with shadows " + shadows.joined(separator: ",")), isolation \(isolation); CPU and RSS are the server's plus its provider workers'; meeting \(String(format: "%.1f", meeting.durationSeconds)) s, \(meeting.words.count) words; streaming \(Int(seconds)) s per session at 1x")
         print("Each session is a device of its own with its own device token (as in production: no credential's rate limit is shared); "
             + "a session counts as ok when it closed 1000 with every word back, and every other one is listed with its reason.")
-        print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session  label p50 ms  p95 ms  load generator CPU %")
+        print("sessions  ok  words/update p50 ms  p99 ms  max ms  server CPU %  CPU ms/s per session  server RSS MB  RSS KB per session  label p50 ms  p95 ms  load generator CPU %  CPU ms per audio s  finalize p50 s  p95 s")
         var failed = 0
         var results: [[String: Any]] = []
         for level in levels.split(separator: ",").compactMap({ Int($0) }) {
@@ -193,13 +193,23 @@ struct SessionsBench: AsyncParsableCommand {
         func labelPercentile(_ p: Double) -> Double {
             labelLatencies.isEmpty ? .nan : labelLatencies[min(labelLatencies.count - 1, Int(Double(labelLatencies.count) * p))] * 1000
         }
+        // The wait for final labels: where work a saturated server deferred (shed windows, segmentation
+        // left to idle CPU) shows.
+        let finalizeTimes = reports.compactMap(\.finalizeSeconds).sorted()
+        func finalizePercentile(_ p: Double) -> Double {
+            finalizeTimes.isEmpty ? .nan : finalizeTimes[min(finalizeTimes.count - 1, Int(Double(finalizeTimes.count) * p))]
+        }
+        // CPU per session per second of audio, finalize included: per wall second (the column before)
+        // reads lower when the run's tail is finalizing rather than streaming.
+        let perAudioSecond = cpu * 1000 / (Double(count) * end)
         let ok = count - failures.count
         let peak = peakRSS.withLock { $0 }
         let line = String(
-            format: "%8d %4d %20.1f %7.1f %7.1f %13.1f %21.2f %14.1f %19.1f %17.0f %7.0f %21.1f",
+            format: "%8d %4d %20.1f %7.1f %7.1f %13.1f %21.2f %14.1f %19.1f %17.0f %7.0f %21.1f %19.2f %14.1f %6.1f",
             count, ok, percentile(0.5), percentile(0.99), (latencies.last ?? .nan) * 1000,
             cpu / elapsed * 100, cpu / elapsed * 1000 / Double(count), Double(peak) / 1024,
-            Double(peak - rssBefore) / Double(count), labelPercentile(0.5), labelPercentile(0.95), generatorCPU / elapsed * 100
+            Double(peak - rssBefore) / Double(count), labelPercentile(0.5), labelPercentile(0.95), generatorCPU / elapsed * 100,
+            perAudioSecond, finalizePercentile(0.5), finalizePercentile(0.95)
         )
         func number(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
         let figures: [String: Any] = [
@@ -208,6 +218,8 @@ struct SessionsBench: AsyncParsableCommand {
             "server_cpu_percent": number(cpu / elapsed * 100), "cpu_ms_per_session_second": number(cpu / elapsed * 1000 / Double(count)),
             "label_ms": ["p50": number(labelPercentile(0.5)), "p95": number(labelPercentile(0.95))],
             "load_generator_cpu_percent": number(generatorCPU / elapsed * 100),
+            "cpu_ms_per_session_audio_second": number(perAudioSecond),
+            "finalize_seconds": ["p50": number(finalizePercentile(0.5)), "p95": number(finalizePercentile(0.95))],
         ]
         return (line, failures, figures)
     }

@@ -120,6 +120,8 @@ import WebSocketTransport
         let report = try await server.stream(config, audio: audio.samples, sampleRate: audio.sampleRate, words: words.map(\.word), segments: turns)
         #expect(report.closeCode == 1000)
         #expect(report.errors.isEmpty, "\(report.errors)")
+        // The wait for the final labels was timed (the sessions bench reports it).
+        #expect((report.finalizeSeconds ?? -1) > 0)
 
         // Every word came back once, labelled, with a speaker that was speaking at that time.
         let live = report.transcript.words

@@ -40,7 +40,11 @@ def figures(folder):
         p95 = "–" if label["p95"] is None else (f"{label['p95']:.0f} ms" if label["p95"] < 1000 else f"{label['p95'] / 1000:.1f} s")
         levels.append(f"{level['sessions']} real-time sessions on 2 cores: {level['completed']} of {level['sessions']} completed, "
                       f"labels p95 {p95}, words→update p99 {words['p99']:.0f} ms, "
-                      f"{level['cpu_ms_per_session_second']:.1f} ms CPU per session-second")
+                      f"{level['cpu_ms_per_session_second']:.1f} ms CPU per session-second"
+                      + (f" ({level['cpu_ms_per_session_audio_second']:.1f} per audio second, finalize included)"
+                         if level.get("cpu_ms_per_session_audio_second") is not None else "")
+                      + (f", final labels p95 {level['finalize_seconds']['p95']:.1f} s after the last audio"
+                         if (level.get("finalize_seconds") or {}).get("p95") is not None else ""))
     capacity = "; ".join(levels)
     # What two cores hold at full quality: the lowest level's cost per session (unsaturated there, so
     # nothing deferred or shed) into what its load generator left of the two cores.
