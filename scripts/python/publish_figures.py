@@ -44,7 +44,10 @@ def figures(folder):
                       + (f" ({level['cpu_ms_per_session_audio_second']:.1f} per audio second, finalize included)"
                          if level.get("cpu_ms_per_session_audio_second") is not None else "")
                       + (f", final labels p95 {level['finalize_seconds']['p95']:.1f} s after the last audio"
-                         if (level.get("finalize_seconds") or {}).get("p95") is not None else ""))
+                         if (level.get("finalize_seconds") or {}).get("p95") is not None else "")
+                      + (f", {level['final_word_agreement_percent']['mean']:.1f} % of final words on the true speaker "
+                         f"(worst session {level['final_word_agreement_percent']['worst']:.1f} %)"
+                         if (level.get("final_word_agreement_percent") or {}).get("mean") is not None else ""))
     capacity = "; ".join(levels)
     # What two cores hold at full quality: the lowest level's cost per session (unsaturated there, so
     # nothing deferred or shed) into what its load generator left of the two cores.
