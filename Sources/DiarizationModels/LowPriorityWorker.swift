@@ -4,10 +4,11 @@ import Synchronization
 import Glibc
 #endif
 
-/// One thread, at the lowest scheduling priority (SCHED_IDLE, nice 10), that runs jobs in the order they were queued:
-/// work that must be done but not before anyone's labels (speakerkit's overlap segmentation). On a busy
-/// machine the kernel gives it what the session threads leave; on an idle one it runs at once. The
-/// thread starts with the first job and stays. Any thread may queue; jobs run one at a time.
+/// One thread, at the lowest scheduling priority (SCHED_IDLE, nice 10), that runs jobs in the order
+/// they were queued: work that must be done but not before anyone's labels (speakerkit's overlap
+/// segmentation). On a busy machine the kernel gives it what the session threads leave; on an idle
+/// one it runs at once. The thread starts with the first job and stays. Any thread may queue; jobs
+/// run one at a time.
 public final class LowPriorityWorker: Sendable {
     public static let niceValue: Int32 = 10
     /// Linux's SCHED_IDLE (sched(7)); Glibc's module leaves the constant out.

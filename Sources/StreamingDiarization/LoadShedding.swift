@@ -28,8 +28,8 @@ public struct LoadShedding: Sendable {
         /// unloaded server already spends about 220 ms of it (`sessions --levels 10`: 219 ms), so a
         /// push that waited 0.1 s is where a label starts to be late. Final labels do not depend on it
         /// (finalize embeds the kept windows). Label p95 at 100 sessions on two cores, one run each:
-        /// steps from 1 s, 1.17 s; from 0.25 s, 0.58 s; from 0.1 s, 0.29–0.40 s (docs/benchmarks.md,
-        /// "Load shedding on by default").
+        /// steps from 1 s, 1.17 s; from 0.25 s, 0.58 s; from 0.1 s with the spread, 0.32–0.52 s over
+        /// six runs (docs/benchmarks.md, "Load shedding on by default").
         public static let `default` = Config(steps: [(0.1, 2), (0.25, 4), (0.5, 8)], recoveredBacklogSeconds: 0.05, recoverAfterSeconds: 2)
     }
 
