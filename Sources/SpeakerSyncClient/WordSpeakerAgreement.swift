@@ -33,4 +33,14 @@ public struct WordSpeakerAgreement: Sendable, Equatable {
         self.unlabelledCount = pairs.filter { $0.hypothesis == nil }.count
         self.correctCount = pairs.filter { pair in pair.hypothesis.flatMap { mapping[$0] } == pair.truth }.count
     }
+
+    /// Each labelled word matched to the true word with the same text that starts at the same
+    /// millisecond (the later one when two do); a labelled word with no such true word is left out.
+    /// What `demo` and the sessions bench score a synthetic meeting's transcript with.
+    public init(truth: [(text: String, startSeconds: Double, speaker: String)], labelled: [(text: String, startSeconds: Double, speaker: String?)]) {
+        func key(_ text: String, _ startSeconds: Double) -> String { "\(text)|\(Int((startSeconds * 1000).rounded()))" }
+        var speakerByKey: [String: String] = [:]
+        for word in truth { speakerByKey[key(word.text, word.startSeconds)] = word.speaker }
+        self.init(pairs: labelled.compactMap { word in speakerByKey[key(word.text, word.startSeconds)].map { ($0, word.speaker) } })
+    }
 }

@@ -104,8 +104,8 @@ struct SessionsBench: AsyncParsableCommand {
         let tokens = try deviceTokens(count: count, server: server)
         // The meeting looped to `seconds` (it is 32 s; a sustained load needs minutes), words and turns
         // shifted by each loop's start.
-        let loops = max(1, Int((seconds / meeting.durationSeconds).rounded(.up)))
-        let loopSeconds = Double(meeting.audio.count) / Double(meeting.sampleRate)
+        let loopSeconds = meeting.durationSeconds
+        let loops = max(1, Int((seconds / loopSeconds).rounded(.up)))
         let clip = Int(min(seconds, loopSeconds * Double(loops)) * Double(meeting.sampleRate))
         let audio = Array(Array(repeating: meeting.audio, count: loops).joined().prefix(clip))
         let end = Double(clip) / Double(meeting.sampleRate)
@@ -114,12 +114,10 @@ struct SessionsBench: AsyncParsableCommand {
                                           endSeconds: $0.endSeconds + Double(loop) * loopSeconds, speaker: $0.speaker) }
         }.filter { $0.endSeconds <= end }
         let words = looped.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-        // Who said each word, to score the final labels (what load shedding may coarsen).
-        var truthByKey: [String: String] = [:]
-        for word in looped { truthByKey["\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"] = word.speaker }
         let segments = (0 ..< loops).flatMap { loop in
-            meeting.turns.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds + Double(loop) * loopSeconds, endSeconds: $0.endSeconds + Double(loop) * loopSeconds) }
-        }.filter { $0.startSeconds < end }.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: min(end, $0.endSeconds)) }
+            meeting.turns.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds + Double(loop) * loopSeconds,
+                                              endSeconds: min(end, $0.endSeconds + Double(loop) * loopSeconds)) }
+        }.filter { $0.startSeconds < end }
         // One client is one libwebsockets service thread: at hundreds of sessions it is the load
         // generator's bottleneck, which the latencies would then measure.
         let clients = try (0 ..< max(1, clientThreads)).map { _ in try WebSocketClient(logger: logger) }
@@ -179,18 +177,20 @@ struct SessionsBench: AsyncParsableCommand {
                 }
             }
         }
-        // Final labels against the truth, per session (one-to-one label mapping, as `demo` reports it).
+        // Final labels against who said each word, per session (what load shedding may coarsen; one-to-one
+        // label mapping, as `demo` reports it).
+        let truth = looped.map { ($0.text, $0.startSeconds, $0.speaker) }
         let agreements = reports.map { report in
-            WordSpeakerAgreement(pairs: report.transcript.words.compactMap { word in
-                truthByKey["\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"].map { ($0, word.speaker) }
-            }).accuracy * 100
+            WordSpeakerAgreement(truth: truth, labelled: report.transcript.words.map { ($0.text, $0.startSeconds, $0.speaker) }).accuracy * 100
         }
         let meanAgreement = agreements.isEmpty ? Double.nan : agreements.reduce(0, +) / Double(agreements.count)
         let worstAgreement = agreements.min() ?? .nan
-        let latencies = reports.flatMap(\.wordUpdateLatencies).sorted()
-        func percentile(_ p: Double) -> Double {
-            latencies.isEmpty ? .nan : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] * 1000
+        /// The value at rank ⌊n·p⌋ of sorted values (the bench's convention since its first figures).
+        func rank(_ sorted: [Double], _ p: Double) -> Double {
+            sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
         }
+        let latencies = reports.flatMap(\.wordUpdateLatencies).sorted()
+        func percentile(_ p: Double) -> Double { rank(latencies, p) * 1000 }
         if verbose {
             // Where the slow updates are: p99 by when the word was sent.
             var buckets: [Int: [Double]] = [:]
@@ -211,15 +211,11 @@ struct SessionsBench: AsyncParsableCommand {
             let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
             return (object?["first_label_latency_seconds"] as? [NSNumber])?.map(\.doubleValue) ?? []
         }.sorted()
-        func labelPercentile(_ p: Double) -> Double {
-            labelLatencies.isEmpty ? .nan : labelLatencies[min(labelLatencies.count - 1, Int(Double(labelLatencies.count) * p))] * 1000
-        }
+        func labelPercentile(_ p: Double) -> Double { rank(labelLatencies, p) * 1000 }
         // The wait for final labels: where work a saturated server deferred (shed windows, segmentation
         // left to idle CPU) shows.
         let finalizeTimes = reports.compactMap(\.finalizeSeconds).sorted()
-        func finalizePercentile(_ p: Double) -> Double {
-            finalizeTimes.isEmpty ? .nan : finalizeTimes[min(finalizeTimes.count - 1, Int(Double(finalizeTimes.count) * p))]
-        }
+        func finalizePercentile(_ p: Double) -> Double { rank(finalizeTimes, p) }
         // CPU per session per second of audio, finalize included: per wall second (the column before)
         // reads lower when the run's tail is finalizing rather than streaming.
         let perAudioSecond = cpu * 1000 / (Double(count) * end)

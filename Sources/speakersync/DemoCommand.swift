@@ -77,12 +77,8 @@ struct DemoCommand: AsyncParsableCommand {
         print(report.transcript.text)
 
         let labelled = report.transcript.words
-        var truthByKey: [String: String] = [:]
-        for word in meeting.words { truthByKey["\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"] = word.speaker }
-        let pairs: [(truth: String, hypothesis: String?)] = labelled.compactMap { word in
-            truthByKey["\(word.text)|\(Int((word.startSeconds * 1000).rounded()))"].map { ($0, word.speaker) }
-        }
-        let agreement = WordSpeakerAgreement(pairs: pairs)
+        let agreement = WordSpeakerAgreement(truth: meeting.words.map { ($0.text, $0.startSeconds, $0.speaker) },
+                                             labelled: labelled.map { ($0.text, $0.startSeconds, $0.speaker) })
         let http = server.isTLS ? "https" : "http"
         let caHint = server.tlsCertificate.map { (curl: "--cacert '\($0)' ", cli: " --ca-file '\($0)'") } ?? (curl: "", cli: "")
         print("""

@@ -78,16 +78,23 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
         #expect(seen.withLock { $0 } == LowPriorityWorker.otherPolicy)
     }
 
-    /// Off the push path, the windows are those the tracker gives when fed on the caller's thread.
-    @Test func windowsEqualTheSynchronousTrackers() throws {
-        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: LowPriorityWorker(name: "test-low"), logger: Self.logger)
+    /// Pushes the test audio into `background` in pieces of `pieceSamples`, and the same pieces into a
+    /// tracker fed on this thread, which it returns finished: what `background` must give.
+    static func feed(_ background: BackgroundOverlapTracker, pieceSamples: Int) throws -> OverlapTracker {
         let direct = OverlapTracker(segmenter: CentreSampleSegmenter())
-        for start in stride(from: 0, to: Self.audio.count, by: 7) {
-            let piece = Array(Self.audio[start ..< min(Self.audio.count, start + 7)])
+        for start in stride(from: 0, to: audio.count, by: pieceSamples) {
+            let piece = Array(audio[start ..< min(audio.count, start + pieceSamples)])
             background.push(piece)
             try direct.push(piece)
         }
         try direct.finish()
+        return direct
+    }
+
+    /// Off the push path, the windows are those the tracker gives when fed on the caller's thread.
+    @Test func windowsEqualTheSynchronousTrackers() throws {
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: LowPriorityWorker(name: "test-low"), logger: Self.logger)
+        let direct = try Self.feed(background, pieceSamples: 7)
         let windows = try #require(background.finish())
         #expect(windows == direct.windows)
         #expect(windows.count == 3)
@@ -98,13 +105,7 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
     @Test func finishSegmentsWhatIsPendingItselfInsteadOfWaitingForTheQueue() throws {
         let (worker, release) = Self.busyWorker()
         let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
-        let direct = OverlapTracker(segmenter: CentreSampleSegmenter())
-        for start in stride(from: 0, to: Self.audio.count, by: 30) {
-            let piece = Array(Self.audio[start ..< min(Self.audio.count, start + 30)])
-            background.push(piece)
-            try direct.push(piece)
-        }
-        try direct.finish()
+        let direct = try Self.feed(background, pieceSamples: 30)
         let windows = try #require(background.finish())   // returns while the worker is still blocked
         release.signal()
         #expect(windows == direct.windows)
