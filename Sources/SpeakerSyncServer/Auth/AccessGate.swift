@@ -33,7 +33,7 @@ public final class AccessGate: Sendable {
         guard config.mode == .required else { return .success(Self.open) }
         let presented: String?
         do { presented = try PresentedCredential.bearer(headers) } catch {
-            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>'"))
+            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>' (or Deepgram's 'Token <token>')"))
         }
         return authenticate(presented)
     }
@@ -59,7 +59,7 @@ public final class AccessGate: Sendable {
         guard config.mode == .required else { return .success(Self.open) }
         let presented: String?
         do { presented = try PresentedCredential.upgrade(headers: request.headers, query: request.query) } catch {
-            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>'"))
+            return .failure(APIError(status: 401, code: "unauthorized", message: "the Authorization header must be 'Bearer <token>' (or Deepgram's 'Token <token>')"))
         }
         return authenticate(presented)
     }

@@ -8,11 +8,11 @@ enum PresentedCredential {
     static let subprotocol = "token"
 
     enum Failure: Error, Equatable {
-        /// An Authorization header that is not `Bearer <credential>`.
+        /// An Authorization header that is neither `Bearer <credential>` nor `Token <credential>`.
         case unsupportedScheme
     }
 
-    /// The Bearer credential of `headers` (lower-case names); nil when there is no Authorization header.
+    /// The Bearer (or Token) credential of `headers` (lower-case names); nil when there is no Authorization header.
     static func bearer(_ headers: [String: String]) throws(Failure) -> String? {
         guard let value = headers["authorization"] else { return nil }
         // On UTF-8 bytes: this runs for every request, and Character-level trimming costs more than the
@@ -20,9 +20,10 @@ enum PresentedCredential {
         let bytes = Array(value.utf8)
         var start = bytes.startIndex
         while start < bytes.endIndex, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        let scheme = Array("bearer ".utf8)
-        guard bytes.count - start > scheme.count,
-              zip(bytes[start...], scheme).allSatisfy({ $0 | 0x20 == $1 }) else { throw .unsupportedScheme }
+        // `Token` is Deepgram's name for the same thing (its SDKs send `Authorization: Token <key>`).
+        guard let scheme = [Array("bearer ".utf8), Array("token ".utf8)].first(where: { scheme in
+            bytes.count - start > scheme.count && zip(bytes[start...], scheme).allSatisfy({ $0 | 0x20 == $1 })
+        }) else { throw .unsupportedScheme }
         let credential = Self.trimmed(bytes[(start + scheme.count)...])
         return credential.isEmpty ? nil : credential
     }

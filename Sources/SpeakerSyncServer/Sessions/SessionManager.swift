@@ -11,6 +11,8 @@ final class SessionManager: WebSocketHandler, Sendable {
     // Internal, not private: SessionManager+InProcess.swift opens sessions too.
     let runners = Mutex<[ConnectionID: SessionRunner]>([:])
     let environment: Mutex<SessionEnvironment?> = Mutex(nil)
+    /// Connections speaking Deepgram's dialect (docs/deepgram.md), with their translating transport.
+    let deepgram = Mutex<[ConnectionID: DeepgramSessionTransport]>([:])
 
     /// Set once the server has bound its transport (the transport needs this handler first).
     func bind(_ environment: SessionEnvironment) {
@@ -27,6 +29,13 @@ final class SessionManager: WebSocketHandler, Sendable {
             return .refuse(status: 503, code: "server_stopping", message: "the server is stopping; retry on another or once it is back",
                            retryAfterSeconds: 5)
         }
+        if DeepgramDialect.isDeepgram(query: request.query, headers: request.headers) {
+            do throws(DeepgramStart.Refusal) {
+                _ = try DeepgramStart(query: request.query, config: environment.protocolConfig)
+            } catch {
+                return .refuse(status: 400, code: error.code, message: error.message)
+            }
+        }
         return environment.access.admit(upgrade: request)
     }
 
@@ -38,9 +47,22 @@ final class SessionManager: WebSocketHandler, Sendable {
             return
         }
         environment.access.connectionOpened(principal)
-        let runner = SessionRunner(connection: connection, environment: environment, principal: principal)
+        var sessionEnvironment = environment
+        var sessionRequest = request
+        if DeepgramDialect.isDeepgram(query: request.query, headers: request.headers),
+           let start = try? DeepgramStart(query: request.query, config: environment.protocolConfig) {
+            // The session runs as any other on the translated query; only its messages change shape.
+            let transport = DeepgramSessionTransport(inner: environment.transport, options: start.options)
+            sessionEnvironment.transport = transport
+            sessionRequest.query = start.query
+            if principal.deviceID == nil, sessionRequest.query["device_id"] == nil {
+                sessionRequest.query["device_id"] = DeepgramDialect.defaultDeviceID
+            }
+            deepgram.withLock { $0[connection] = transport }
+        }
+        let runner = SessionRunner(connection: connection, environment: sessionEnvironment, principal: principal)
         runners.withLock { $0[connection] = runner }
-        runner.opened(request)
+        runner.opened(sessionRequest)
     }
 
     /// Ends at once every session opened with one of these credentials (revoked or rotated away).
@@ -50,7 +72,19 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     func received(_ connection: ConnectionID, message: WebSocketMessage) {
-        runners.withLock { $0[connection] }?.received(message)
+        guard let runner = runners.withLock({ $0[connection] }) else { return }
+        if case .text(let text) = message, let dialect = deepgram.withLock({ $0[connection] }) {
+            let control = DeepgramControl(text: text)
+            switch control {
+            case .finalize: dialect.flush(connection)
+            case .refused(let code, let message): dialect.refuse(connection, code: code, message: message)
+            case .keepAlive, .closeStream: break
+            }
+            // Still counted as activity (the idle limit), as any frame is.
+            runner.received(.text(control.sessionText ?? #"{"type":"keepalive"}"#))
+            return
+        }
+        runner.received(message)
     }
 
     func rejected(_ connection: ConnectionID, reason: WebSocketRejection) {
@@ -62,6 +96,7 @@ final class SessionManager: WebSocketHandler, Sendable {
     }
 
     func closed(_ connection: ConnectionID, code: UInt16?) {
+        deepgram.withLock { $0[connection] = nil }
         guard let runner = runners.withLock({ $0.removeValue(forKey: connection) }) else { return }
         environment.withLock { $0 }?.access.connectionClosed(runner.principal)
         runner.closed()
