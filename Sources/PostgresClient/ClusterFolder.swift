@@ -33,7 +33,7 @@ struct ClusterFolder {
         where FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("initdb").path) {
             return candidate
         }
-        throw failure("PostgreSQL server binaries (initdb, postgres) not found via pg_config --bindir or \(root)/*/bin; install the postgresql package")
+        throw failure("PostgreSQL server binaries (initdb, postgres) not found via pg_config --bindir or \(root)/*/bin; set DATABASE_URL to use a PostgreSQL server (required in the container image), or install the postgresql package for the embedded cluster")
     }
 
     /// Creates the folder (0700, owned by the server account) and, as root, checks that the

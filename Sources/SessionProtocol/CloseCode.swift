@@ -1,4 +1,4 @@
-/// WebSocket close codes the server uses (RFC 6455 §7.4 plus one application code).
+/// WebSocket close codes the server uses (RFC 6455 §7.4 and application codes in 4000–4999).
 public enum CloseCode {
     /// The session was finalized: everything is stored and the final transcript was sent.
     public static let normal: UInt16 = 1000

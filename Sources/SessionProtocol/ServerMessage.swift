@@ -7,7 +7,7 @@ public enum ServerMessage: Hashable, Sendable {
     /// The session's speakers with their display names, sent whenever one is added, renamed or merged.
     case speakers([WireSpeaker])
     case error(WireError)
-    /// The session's own measurements, once, at finalize (before the final transcript).
+    /// The session's own measurements, once, at finalize (right after the final transcript).
     case stats(SessionStats)
 }
 

@@ -1,4 +1,4 @@
-/// Payload of `stats`: what a session measured about itself, sent once at finalize just before the
+/// Payload of `stats`: what a session measured about itself, sent once at finalize just after the
 /// final transcript. It is what the PRD's developer settings show (latency, speakers found) and what
 /// `speakersync eval` scores; a device that does not need it ignores the message.
 public struct SessionStats: Hashable, Sendable {

@@ -65,6 +65,9 @@ import WebSocketTransport
     @Test func credentialsArePresentedAsBearerSubprotocolOrQuery() throws {
         #expect(try PresentedCredential.bearer(["authorization": "Bearer abc"]) == "abc")
         #expect(try PresentedCredential.bearer(["authorization": "bearer   abc  "]) == "abc")
+        // Deepgram's SDKs name the same thing `Token` (docs/deepgram.md).
+        #expect(try PresentedCredential.bearer(["authorization": "Token abc"]) == "abc")
+        #expect(throws: PresentedCredential.Failure.unsupportedScheme) { try PresentedCredential.bearer(["authorization": "Tokenabc"]) }
         #expect(try PresentedCredential.bearer([:]) == nil)
         #expect(throws: PresentedCredential.Failure.unsupportedScheme) { try PresentedCredential.bearer(["authorization": "Basic YTpi"]) }
         #expect(try PresentedCredential.upgrade(headers: ["sec-websocket-protocol": "token, sst_x"], query: [:]) == "sst_x")
