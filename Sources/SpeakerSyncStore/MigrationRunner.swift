@@ -42,12 +42,12 @@ public struct MigrationRunner: Sendable {
     @discardableResult
     public func migrate(_ connection: PGConnection) throws -> [Int] {
         let pending = try migrations()
-        try connection.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-            """)
+        // The lock comes first, before anything touches the catalog: two servers that both ran
+        // CREATE TABLE IF NOT EXISTS at once on a fresh database would both pass the "not exists" check,
+        // and the second would die on pg_type's unique index (23505) when the first committed.
         try connection.execute("SELECT pg_advisory_lock($1)", [Self.lockKey])
         defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+        try connection.execute(Self.createTrackingTable)
         let applied = Set(try connection.query("SELECT version FROM schema_migrations").rows.map { try $0.decode(Int.self, column: "version") })
         var appliedNow: [Int] = []
         for migration in pending where !applied.contains(migration.version) {
@@ -63,4 +63,9 @@ public struct MigrationRunner: Sendable {
     }
 
     static let lockKey: Int64 = 0x5350_4b53_594e_43   // "SPKSYNC"
+
+    static let createTrackingTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+        """
 }

@@ -54,6 +54,30 @@ private func persist(_ writer: StoreWriter, _ id: String, _ build: (inout Persis
         }
     }
 
+    /// Two servers started together on a fresh database: while one is inside its migration (it holds
+    /// the lock and has created the tracking table, not yet committed), the other waits for it and then
+    /// finds the work done, instead of racing it into the catalog and dying with 23505 on pg_type.
+    @Test func aServerStartingDuringAnothersMigrationWaitsAndSucceeds() async throws {
+        let url = try TestCluster.freshDatabase()
+        let runner = MigrationRunner(directory: TestCluster.schemaDirectory, logger: logger)
+        let first = try PGConnection(connectionString: url)
+        try first.execute("SELECT pg_advisory_lock($1)", [MigrationRunner.lockKey])
+        try first.execute("BEGIN")
+        try first.execute(MigrationRunner.createTrackingTable)
+
+        let second = Task.detached { () throws -> [Int] in
+            try runner.migrate(PGConnection(connectionString: url))
+        }
+        // Long enough for the second to reach PostgreSQL and block (on the lock now; on the first's
+        // uncommitted catalog row before the fix, which then failed at the commit below).
+        try await Task.sleep(for: .milliseconds(500))
+        try first.execute("COMMIT")
+        try first.execute("SELECT pg_advisory_unlock($1)", [MigrationRunner.lockKey])
+        let applied = try await second.value
+        #expect(applied == (try runner.migrations().map(\.version)))
+        #expect(try runner.migrate(first).isEmpty)
+    }
+
     @Test func badlyNamedMigrationIsRefused() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
