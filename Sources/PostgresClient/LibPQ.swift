@@ -150,6 +150,38 @@ enum LibPQ {
         }
     }
 
+    // MARK: Notifications (LISTEN/NOTIFY)
+
+    /// The notifications libpq has already read, in arrival order; each PGnotify is freed here.
+    static func takeNotifications(_ connection: Connection) -> [PGNotification] {
+        var taken: [PGNotification] = []
+        while let notify = PQnotifies(connection) {
+            taken.append(PGNotification(
+                channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra),
+                senderProcessID: Int(notify.pointee.be_pid)))
+            PQfreemem(notify)
+        }
+        return taken
+    }
+
+    /// Waits until the socket is readable or `timeoutSeconds` pass, then reads what arrived into libpq
+    /// (PQconsumeInput). False: the time passed with nothing to read. Throws when the connection is lost.
+    static func awaitInput(_ connection: Connection, timeoutSeconds: Double) throws -> Bool {
+        let socket = PQsocket(connection)
+        guard socket >= 0 else { throw PGError(code: .connectionFailed, message: errorMessage(connection)) }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(min(max(0, timeoutSeconds) * 1000, Double(Int32.max)).rounded(.up)))
+        if ready < 0 {
+            if errno == EINTR { return false }
+            throw PGError(code: .connectionFailed, message: "poll failed: \(String(cString: strerror(errno)))")
+        }
+        guard ready > 0 else { return false }
+        guard PQconsumeInput(connection) == 1 else {
+            throw PGError(code: .connectionFailed, message: errorMessage(connection))
+        }
+        return true
+    }
+
     static func monotonicSeconds() -> Double {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)

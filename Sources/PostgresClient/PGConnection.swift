@@ -64,6 +64,21 @@ public final class PGConnection {
         try execute("SET DateStyle TO 'ISO, YMD'")
     }
 
+    /// Subscribes this connection to `channel` (LISTEN). The name is an identifier, quoted here.
+    public func listen(_ channel: String) throws {
+        try execute("LISTEN \(Self.quoteIdentifier(channel))")
+    }
+
+    /// The notifications for the channels this connection listens to: those already received, else
+    /// the first that arrive within `timeoutSeconds` (an empty array when none did). Throws when the
+    /// connection is lost, so a listener knows to reconnect and catch up on what it may have missed.
+    public func notifications(timeoutSeconds: Double) throws -> [PGNotification] {
+        let pending = LibPQ.takeNotifications(raw)
+        guard pending.isEmpty else { return pending }
+        guard try LibPQ.awaitInput(raw, timeoutSeconds: timeoutSeconds) else { return [] }
+        return LibPQ.takeNotifications(raw)
+    }
+
     /// Runs one statement with `$1...$n` bind parameters (PQexecParams; values never touch the SQL
     /// text). `nil` binds NULL.
     public func query(_ sql: String, _ params: [PGValue?] = []) throws -> PGResult {

@@ -154,6 +154,7 @@ public final class SpeakerSyncApplication: Sendable {
             ))
             credentials.whenRevoked { [weak manager] principals in manager?.credentialsRevoked(principals) }
             credentials.startRefreshing(every: config.access.refreshSeconds)
+            credentials.startListening(connectionString: connectionString)
             let port = try server.start()
             testRecordings.bind(manager)
             rediarization.startRunning()

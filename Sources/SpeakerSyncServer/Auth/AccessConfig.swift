@@ -26,8 +26,9 @@ public struct AccessConfig: Sendable {
     /// Requests (HTTP requests and WebSocket upgrades) per second per credential, and the burst allowed.
     public var requestsPerSecond: Double = 20
     public var requestBurst: Double = 60
-    /// How often the credentials are read again from PostgreSQL (changes made by another server
-    /// sharing the database, including revocations, take effect within this).
+    /// How often the credentials are read again from PostgreSQL anyway. Changes made by another server
+    /// sharing the database (revocations included) normally arrive at once through NOTIFY
+    /// (`CredentialNotifications`); this bounds how long one missed while the listener reconnected lasts.
     public var refreshSeconds: Double = 5
 
     /// The limits start at their defaults; set them on the value.

@@ -7,7 +7,7 @@ import Synchronization
 /// Device tokens and admin keys in PostgreSQL, mirrored into the `CredentialBook` the gate checks.
 /// Revocations (here, or read from the database after another server made them) are reported to
 /// `onRevoked`, which closes the sessions those credentials opened.
-/// `@unchecked Sendable`: the refresh timer is the only mutable state and `lock` guards it.
+/// `@unchecked Sendable`: the refresh timer and the listener are the only mutable state and `lock` guards them.
 final class CredentialService: @unchecked Sendable {
     let book: CredentialBook
     private let repository: ConversationRepository
@@ -15,6 +15,7 @@ final class CredentialService: @unchecked Sendable {
     private let onRevoked = Mutex<(@Sendable (Set<Principal>) -> Void)?>(nil)
     private let lock = NSLock()
     private var timer: (any DispatchSourceTimer)?
+    private var listener: CredentialNotifications?
     /// Serialises every read-then-install of the book with every change: a refresh that read the
     /// database just before a token was inserted must not install its stale set afterwards (the new
     /// token would vanish for a refresh period and its first session be closed as revoked).
@@ -59,8 +60,26 @@ final class CredentialService: @unchecked Sendable {
         lock.withLock { timer = source }
     }
 
+    /// Reloads whenever a credential changes in the database (another server's revocation included),
+    /// told by PostgreSQL's NOTIFY (`CredentialNotifications`); the periodic refresh stays as the fallback.
+    func startListening(connectionString: String) {
+        let listener = CredentialNotifications(connectionString: connectionString, logger: logger) { [weak self] in
+            do { try self?.refresh() } catch {
+                self?.logger.warning("cannot read credentials; keeping the last ones", metadata: ["error": "\(error)"])
+            }
+        }
+        listener.start()
+        lock.withLock { self.listener = listener }
+    }
+
     func stop() {
-        lock.withLock { timer?.cancel(); timer = nil }
+        let listener = lock.withLock {
+            timer?.cancel()
+            timer = nil
+            defer { self.listener = nil }
+            return self.listener
+        }
+        listener?.stop()
     }
 
     /// At start: with no live admin key stored (or `reset`), generates one, stores its digest and
