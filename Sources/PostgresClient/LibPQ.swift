@@ -37,6 +37,10 @@ enum LibPQ {
             PQfinish(connection)
             throw PGError(code: .connectionFailed, message: message)
         }
+        // libpq's default prints every NOTICE to stderr ("relation schema_migrations already exists, skipping"
+        // at each start): noise, and it breaks `serve --log-format json`'s one object per line. Errors
+        // still arrive as results; nothing the server acts on comes as a notice.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         return connection
     }
 

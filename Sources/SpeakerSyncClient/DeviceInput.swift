@@ -25,37 +25,85 @@ public struct DeviceInputError: Error, CustomStringConvertible, Sendable {
 }
 
 public enum DeviceInput {
-    /// Reads `{"words":[{"text","start","end","confidence"?}]}` (extra fields such as a true "speaker" are ignored).
+    /// Reads `{"words":[{"text","start","end","confidence"?}]}` (extra fields such as a true "speaker" are
+    /// ignored). Every error names the file and what is wrong with it; an empty list is not an error
+    /// (the caller decides whether it is worth a warning).
     public static func readWords(path: String) throws -> [DeviceWord] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let list = root["words"] as? [[String: Any]] else {
-            throw DeviceInputError("\(path): expected {\"words\": [{\"text\", \"start\", \"end\"}]}")
-        }
+        let what = "words file \(path)"
+        let list = try readList(path: path, what: what, key: "words", shape: #"{"words": [{"text", "start", "end", "confidence"?}]}"#)
         return try list.enumerated().map { index, item in
-            guard let text = item["text"] as? String,
-                  let start = (item["start"] as? NSNumber)?.doubleValue,
-                  let end = (item["end"] as? NSNumber)?.doubleValue else {
-                throw DeviceInputError("\(path): word \(index) needs text, start and end")
-            }
-            return DeviceWord(text: text, startSeconds: start, endSeconds: end, confidence: (item["confidence"] as? NSNumber)?.doubleValue)
+            guard let fields = item as? [String: Any] else { throw DeviceInputError("\(what): word \(index) is not an object") }
+            guard let text = fields["text"] as? String else { throw DeviceInputError("\(what): word \(index) has no \"text\" string") }
+            let start = try seconds(fields["start"], "start", of: "word \(index)", in: what)
+            let end = try seconds(fields["end"], "end", of: "word \(index)", in: what)
+            return DeviceWord(text: text, startSeconds: start, endSeconds: end, confidence: (fields["confidence"] as? NSNumber)?.doubleValue)
         }.sorted { ($0.startSeconds, $0.endSeconds) < ($1.startSeconds, $1.endSeconds) }
     }
 
     /// Reads device segments from `{"segments":[{"speaker","start","end"}]}`.
     public static func readSegments(path: String) throws -> [DeviceSegment] {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let list = root["segments"] as? [[String: Any]] else {
-            throw DeviceInputError("\(path): expected {\"segments\": [{\"speaker\", \"start\", \"end\"}]}")
-        }
+        let what = "segments file \(path)"
+        let list = try readList(path: path, what: what, key: "segments", shape: #"{"segments": [{"speaker", "start", "end"}]}"#)
         return try list.enumerated().map { index, item in
-            guard let speaker = item["speaker"].map({ "\($0)" }),
-                  let start = (item["start"] as? NSNumber)?.doubleValue,
-                  let end = (item["end"] as? NSNumber)?.doubleValue else {
-                throw DeviceInputError("\(path): segment \(index) needs speaker, start and end")
-            }
+            guard let fields = item as? [String: Any] else { throw DeviceInputError("\(what): segment \(index) is not an object") }
+            guard let speaker = fields["speaker"].map({ "\($0)" }) else { throw DeviceInputError("\(what): segment \(index) has no \"speaker\"") }
+            let start = try seconds(fields["start"], "start", of: "segment \(index)", in: what)
+            let end = try seconds(fields["end"], "end", of: "segment \(index)", in: what)
             return DeviceSegment(speaker: speaker, startSeconds: start, endSeconds: end)
+        }
+    }
+
+    /// The array under `key` of the JSON object in the file at `path`; a missing or unreadable file,
+    /// text that is not JSON and JSON of another shape are each told as such, naming the file (`what`).
+    static func readList(path: String, what: String, key: String, shape: String) throws -> [Any] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { throw DeviceInputError("\(what): no such file") }
+        guard !isFolder.boolValue else { throw DeviceInputError("\(what): is a folder, not a file") }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw DeviceInputError("\(what): cannot be read (\(FileManager.default.isReadableFile(atPath: path) ? "\(error.localizedDescription)" : "permission denied"))")
+        }
+        let root: Any
+        do {
+            root = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            // Foundation's own words for where the text stops being JSON ("around line 3, column 7").
+            let detail = data.isEmpty ? "the file is empty" : (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw DeviceInputError("\(what): not JSON\(detail.map { " (\($0))" } ?? ""); expected \(shape)")
+        }
+        guard let object = root as? [String: Any] else {
+            throw DeviceInputError("\(what): expected \(shape), found \(kind(of: root))")
+        }
+        guard let value = object[key] else {
+            let keys = object.keys.sorted().prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+            throw DeviceInputError("\(what): expected \(shape), found an object without \"\(key)\"\(keys.isEmpty ? "" : " (keys: \(keys))")")
+        }
+        guard let list = value as? [Any] else {
+            throw DeviceInputError("\(what): \"\(key)\" must be an array, found \(kind(of: value)); expected \(shape)")
+        }
+        return list
+    }
+
+    /// A time in seconds: a finite number, not below zero.
+    private static func seconds(_ value: Any?, _ field: String, of item: String, in what: String) throws -> Double {
+        guard let number = value as? NSNumber else {
+            throw DeviceInputError("\(what): \(item) has no \"\(field)\" number (seconds)\(value.map { ", found \(kind(of: $0))" } ?? "")")
+        }
+        let seconds = number.doubleValue
+        guard seconds.isFinite, seconds >= 0 else { throw DeviceInputError("\(what): \(item) has \"\(field)\" \(seconds), not a time in seconds") }
+        return seconds
+    }
+
+    private static func kind(of value: Any) -> String {
+        switch value {
+        case is [Any]: "an array"
+        case is [String: Any]: "an object"
+        case is String: "a string"
+        case is NSNull: "null"
+        case is NSNumber: "a number"
+        default: "\(type(of: value))"
         }
     }
 

@@ -109,6 +109,10 @@ enum LWS {
             case nil:
                 what = "port \(port.map(String.init) ?? "none")"
             }
+            // lws logs the bind's errno but does not return it: a taken port is told in plain words.
+            if let port, ListenPortProbe.bindError(host: iface.map { String(cString: $0) }, port: port) == EADDRINUSE {
+                throw TransportError(.addressInUse, "port \(port): address already in use")
+            }
             throw TransportError(.contextCreationFailed, "lws_create_context failed (\(what))")
         }
         return context

@@ -3,6 +3,8 @@ public struct TransportError: Error, Sendable, Equatable, CustomStringConvertibl
     public enum Code: String, Sendable {
         /// `lws_create_context` failed (bad interface, port in use, ...).
         case contextCreationFailed = "context_creation_failed"
+        /// The server's port is taken by another listener (EADDRINUSE).
+        case addressInUse = "address_in_use"
         /// The context has no listening socket / port.
         case listenFailed = "listen_failed"
         case alreadyStarted = "already_started"

@@ -24,31 +24,28 @@ struct CompareCommand: ParsableCommand {
     @Flag(help: "Print the server's JSON instead of the tables.")
     var json = false
 
-    @Option(help: "HTTP base URL of the server (https:// for a TLS server).")
-    var url: String = "http://127.0.0.1:8080"
-
-    @OptionGroup var credential: ClientCredentialOptions
-
-    @OptionGroup var tls: CAFileOption
+    @OptionGroup var connection: ServerConnection
 
     func run() throws {
-        let escaped = id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id
+        let escaped = ServerConnection.escape(id)
         var referenceName = reference
         if let path = referenceRTTM {
             let name = reference ?? "cli"
             let text = try String(contentsOfFile: path, encoding: .utf8)
-            let uploaded = try SimpleHTTPClient.request(method: "PUT", url: "\(url)/v1/conversations/\(escaped)/references/\(name)",
-                                                        body: Array(text.utf8), contentType: "text/plain", token: credential.token, caFilePath: tls.caFile)
-            guard uploaded.status == 200 else { throw CommandFailure("uploading the reference: HTTP \(uploaded.status): \(uploaded.text)") }
+            do {
+                _ = try connection.request("PUT", "/v1/conversations/\(escaped)/references/\(ServerConnection.escape(name))",
+                                           body: Array(text.utf8), contentType: "text/plain")
+            } catch let failure as CommandFailure {
+                throw CommandFailure("uploading the reference: \(failure)")
+            }
             referenceName = name
         }
         var query: [String] = []
         if let providers { query.append("providers=\(providers.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? providers)") }
-        if let referenceName { query.append("reference=\(referenceName)") }
-        let response = try SimpleHTTPClient.get("\(url)/v1/conversations/\(escaped)/compare" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")),
-                                                token: credential.token, caFilePath: tls.caFile)
-        guard response.status == 200, let root = response.json() as? [String: Any] else {
-            throw CommandFailure("HTTP \(response.status): \(response.text)")
+        if let referenceName { query.append("reference=\(ServerConnection.escape(referenceName))") }
+        let response = try connection.get("/v1/conversations/\(escaped)/compare" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+        guard let root = response.json() as? [String: Any] else {
+            throw CommandFailure("the server's comparison is not a JSON object: \(response.text.prefix(200))")
         }
         if json {
             print(response.text)

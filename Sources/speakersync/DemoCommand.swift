@@ -36,7 +36,7 @@ struct DemoCommand: AsyncParsableCommand {
         if config.port == 8080 && !keepRunning { config.port = 0 }
         // A running `serve` may own the embedded cluster: the demo then uses its database as a client.
         config.embeddedClusterInUse = .attach
-        let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
+        let logger = makeLogger(level: server.logLevel == .info ? .warning : server.logLevel)
         let app = SpeakerSyncApplication(config: config, logger: logger)
         let port = try app.start()
         defer { if !keepRunning { app.shutdown() } }

@@ -47,7 +47,9 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .customLong("shadow"), help: "A provider to run beside --provider on the same audio (repeatable, at most 2): its labels are stored for comparison, and the figures show what it costs the evaluated provider.")
     var shadows: [String] = []
 
-    @Option(help: "ws://HOST:PORT (wss:// for TLS) of a running server; without it one is started on the embedded default (with TLS when --tls-cert/--tls-key are given).")
+    @Option(help: ArgumentHelp(
+        "A running server: http(s)://host:port or ws(s)://host:port, with or without /v1/listen; without it one is started on the embedded default (with TLS when --tls-cert/--tls-key are given).",
+        valueName: "url"))
     var url: String?
 
     @OptionGroup var credential: ClientCredentialOptions
@@ -71,6 +73,9 @@ struct EvalCommand: AsyncParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard speed >= 0 else { throw ValidationError("--speed must be 0 (as fast as possible) or positive") }
         guard startTimeout > 0 else { throw ValidationError("--start-timeout must be positive") }
+        if let url {
+            do { _ = try ServerURL(url) } catch { throw ValidationError("--url: \(error)") }
+        }
     }
 
     func run() async throws {
@@ -81,7 +86,7 @@ struct EvalCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let logger = makeLogger(level: server.logLevel == "info" ? "warning" : server.logLevel)
+        let logger = makeLogger(level: server.logLevel == .info ? .warning : server.logLevel)
         var app: SpeakerSyncApplication?
         let serverURL: String
         var token = credential.token
@@ -89,7 +94,8 @@ struct EvalCommand: AsyncParsableCommand {
         // Our own TLS server is usually self-signed: without --ca-file, trust its certificate.
         let caFile = tls.caFile ?? (url == nil ? server.tlsCertificate : nil)
         if let url {
-            serverURL = url.hasSuffix("/") ? String(url.dropLast()) : url
+            // The runner adds /v1/listen, and asks /v1/whoami and /healthz over HTTP, on this base.
+            serverURL = try ServerURL(url).webSocketBase
             do {
                 device = try EvalDevice.resolve(given: deviceID, serverURL: serverURL, token: token, caFilePath: caFile)
             } catch {

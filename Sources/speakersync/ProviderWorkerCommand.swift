@@ -14,7 +14,7 @@ struct ProviderWorkerCommand: ParsableCommand {
     @Option(name: .customLong("protocol")) var protocolVersion: UInt32
     @Option(name: .customLong("memory-limit-bytes")) var memoryLimitBytes: UInt64?
     @Option var nice: Int32 = 0
-    @Option(name: .customLong("log-level")) var logLevel: String = "info"
+    @Option(name: .customLong("log-level")) var logLevel: LogLevelOption = .info
     @Flag(name: .customLong("receives-configuration")) var receivesConfiguration = false
     @Flag(name: .customLong("report-backlog")) var reportBacklog = false
     @Option var sandbox: String = "off"
@@ -43,7 +43,7 @@ struct ProviderWorkerCommand: ParsableCommand {
     func run() throws {
         var config = ProviderWorkerConfig(
             pluginPath: plugin, parentPID: parentPID, protocolVersion: protocolVersion, memoryLimitBytes: memoryLimitBytes,
-            niceIncrement: nice, logLevel: Logger.Level(rawValue: logLevel) ?? .info, receivesConfiguration: receivesConfiguration,
+            niceIncrement: nice, logLevel: logLevel.level, receivesConfiguration: receivesConfiguration,
             sandbox: sandboxSettings)
         config.reportsBacklog = reportBacklog
         ProviderWorker.run(config)

@@ -3,16 +3,32 @@ import Foundation
 import Logging
 import ProviderIsolation
 import SpeakerSyncServer
+import WebSocketTransport
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the SpeakerSync server until interrupted.")
 
     @OptionGroup var server: ServerOptions
 
+    @Option(name: .customLong("log-format"), help: ArgumentHelp(
+        "text (lines for people) or json (one JSON object per line: timestamp, level, label, message, metadata; for log shippers).",
+        valueName: "format"))
+    var logFormat: LogFormatOption = .text
+
     func run() async throws {
+        if logFormat == .json {
+            // Every logger made from here on (the server's components, provider workers' forwarded lines)
+            // writes JSON; only serve sets this, once, before its first logger.
+            LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+        }
         if ProcessInfo.processInfo.environment["SPEAKERSYNC_EXIT_WITH_PARENT"] == "1" { try ParentLifetime.exitWithParent() }
+        let config = try server.makeConfig()
+        // Checked before the embedded PostgreSQL starts (seconds): a taken port is the commonest reason
+        // serve cannot start, and lws itself reports it only in a log line. The transport says so too
+        // if the port is taken in between.
+        if let problem = ListenPortProbe.problem(host: config.host, port: config.port) { throw CommandFailure(problem) }
         let logger = makeLogger(level: server.logLevel)
-        let app = SpeakerSyncApplication(config: try server.makeConfig(), logger: logger)
+        let app = SpeakerSyncApplication(config: config, logger: logger)
         let port = try app.start()
         let (ws, http) = server.isTLS ? ("wss", "https") : ("ws", "http")
         logger.info("SpeakerSync listening", metadata: [
@@ -66,8 +82,8 @@ final class TerminationWaiter: @unchecked Sendable {
     }
 }
 
-func makeLogger(level: String, label: String = "speakersync") -> Logger {
+func makeLogger(level: LogLevelOption, label: String = "speakersync") -> Logger {
     var logger = Logger(label: label)
-    logger.logLevel = Logger.Level(rawValue: level) ?? .info
+    logger.logLevel = level.level
     return logger
 }

@@ -20,8 +20,8 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("plugins"), help: "Folder of provider plugins (*.so). Default: SPEAKERSYNC_PLUGINS, else beside the executable.")
     var pluginsDirectory: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(LogLevelOption.help, valueName: "level"))
+    var logLevel: LogLevelOption = .info
 
     @Option(name: .customLong("provider-isolation"), help: ArgumentHelp(
         "Where providers run: process (one worker process per plugin file; default), session (one per session) or none (in the server: benchmarks, debugging).",

@@ -29,11 +29,12 @@ struct StreamCommand: AsyncParsableCommand {
     @Option(help: "RTTM whose turns are sent as device segments (provider device).")
     var rttm: String?
 
-    @Option(help: "Diarization provider (default: device with --segments/--rttm, else energy).")
+    // The start always names a provider (SpeakerSyncKit sends one), so the help says which rather than
+    // "the server's default": a device's provider setting in the console does not apply to `stream`.
+    @Option(help: "Diarization provider (default: device with --segments/--rttm, else speakerkit, also the server's own default unless it was configured otherwise).")
     var provider: String?
 
-    @Option(help: "WebSocket URL of the server (wss:// for a TLS server).")
-    var url: String = "ws://127.0.0.1:8080/v1/listen"
+    @OptionGroup var url: ServerURLOption
 
     @OptionGroup var tls: CAFileOption
 
@@ -66,6 +67,9 @@ struct StreamCommand: AsyncParsableCommand {
     @Flag(name: .customLong("store-audio"), help: "Ask the server to keep the audio (lossless) for playback and re-diarization.")
     var storeAudio = false
 
+    @Flag(help: "Show the transcript as the server revises it, on standard error: redrawn in place on a terminal, else one line per changed utterance (u3 1.2-2.0 s Speaker 1: …).")
+    var live = false
+
     enum OutputFormat: String, ExpressibleByArgument { case text, json }
     enum ASRChoice: String, ExpressibleByArgument { case device, server }
 
@@ -80,6 +84,10 @@ struct StreamCommand: AsyncParsableCommand {
 
     func run() async throws {
         var deviceWords = try words.map { try DeviceInput.readWords(path: $0) } ?? []
+        if let words, deviceWords.isEmpty {
+            // Not an error (a silent recording has no words), but rarely what was meant: said, not stored silently.
+            FileHandle.standardError.write(Data("warning: words file \(words) holds no words; the conversation is stored without a transcript\n".utf8))
+        }
         var deviceSegments: [DeviceSegment] = []
         if let segments { deviceSegments = try DeviceInput.readSegments(path: segments) }
         if let rttm { deviceSegments += try DeviceInput.readRTTM(path: rttm) }
@@ -112,7 +120,7 @@ struct StreamCommand: AsyncParsableCommand {
                 audio = try AudioMessages.opus(wav.samples, sampleRate: wav.sampleRate, bitsPerSecond: 24_000)
             }
         }
-        var config = DeviceStreamConfig(url: url, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
+        var config = DeviceStreamConfig(url: try url.server.webSocketURL, provider: provider ?? (deviceSegments.isEmpty ? "speakerkit" : "device"), deviceID: deviceID ?? (credential.token?.hasPrefix("sst_") == true ? "" : "speakersync-cli"))
         config.token = credential.token
         config.shadowProviders = shadows
         config.storeAudio = storeAudio
@@ -120,25 +128,41 @@ struct StreamCommand: AsyncParsableCommand {
         // server may not have stored (SpeakerSyncKit).
         config.reconnect = .default
         config.startTimeoutSeconds = startTimeout
+        // Chosen here rather than by the streamer, so it can be shown before the first byte is sent.
+        let conversation = conversationID ?? UUID().uuidString.lowercased()
+        let view = live ? LiveTranscriptView() : nil
+        let note: @Sendable (String) -> Void = { line in
+            if let view { view.note(line) } else { FileHandle.standardError.write(Data((line + "\n").utf8)) }
+        }
+        if format == .text { note("conversation \(conversation)") }
         config.onState = { state in
             switch state {
-            case .resuming(let attempt): FileHandle.standardError.write(Data("connection lost; resuming (attempt \(attempt))\n".utf8))
+            case .resuming(let attempt): note("connection lost; resuming (attempt \(attempt))")
             case .offline(let retry, let attempt, let reason):
-                FileHandle.standardError.write(Data("server unreachable (\(reason)); retrying in \(String(format: "%.1f", retry)) s (attempt \(attempt))\n".utf8))
+                note("server unreachable (\(reason)); retrying in \(String(format: "%.1f", retry)) s (attempt \(attempt))")
             default: break
             }
         }
+        if let view { config.onMessage = { view.received($0) } }
         config.speed = speed
-        config.conversationID = conversationID
+        config.conversationID = conversation
         config.optionsJSON = options
         config.asr = asr == .server ? "server" : nil
         config.volatileResults = volatile
         config.caFilePath = tls.caFile
-        let logger = makeLogger(level: "warning", label: "speakersync.stream")
+        let logger = makeLogger(level: .warning, label: "speakersync.stream")
         let client = try DeviceStreamer.makeClient(for: config, logger: logger)
         defer { client.shutdown() }
-        let report = try await DeviceStreamer(client: client, config: config, logger: logger)
-            .stream(audio, words: deviceWords, segments: deviceSegments)
+        let report: StreamReport
+        do {
+            report = try await DeviceStreamer(client: client, config: config, logger: logger)
+                .stream(audio, words: deviceWords, segments: deviceSegments)
+        } catch {
+            view?.finish(clear: false)
+            throw error
+        }
+        // On a terminal the final transcript replaces the live one, unless it goes elsewhere.
+        view?.finish(clear: isatty(STDOUT_FILENO) == 1)
         for error in report.errors {
             FileHandle.standardError.write(Data("server error \(error.code): \(error.message)\n".utf8))
         }
@@ -146,8 +170,7 @@ struct StreamCommand: AsyncParsableCommand {
         case .text:
             print(report.transcript.text)
         case .json:
-            let data = try JSONSerialization.data(withJSONObject: report.transcript.jsonObject(conversationID: report.conversationID), options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
-            print(String(decoding: data, as: UTF8.self))
+            print(try JSONText.render(report.transcript.jsonObject(conversationID: report.conversationID)))
         }
         if report.closeCode != 1000 {
             throw CommandFailure("the session ended with close code \(report.closeCode.map(String.init) ?? "none") instead of 1000")

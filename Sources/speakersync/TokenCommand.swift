@@ -10,28 +10,33 @@ struct TokenCommand: ParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self, RotateAdminKey.self])
 
     struct Connection: ParsableArguments {
-        @Option(help: "HTTP base URL of the server.")
-        var url: String = "http://127.0.0.1:8080"
+        @OptionGroup var url: ServerURLOption
 
         @OptionGroup var admin: AdminCredentialOptions
 
         @Option(name: .customLong("data-dir"), help: "The server's data folder (where it wrote a generated admin key).")
         var dataDirectory: String = ResourceLocator.defaultDataDirectory()
 
+        @OptionGroup var tls: CAFileOption
+
         func call(_ method: String, _ path: String) throws -> [String: Any] {
             let key = try admin.resolve(dataDirectory: dataDirectory)
-            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
-            let response = try SimpleHTTPClient.request(method: method, url: base + path, body: [], token: key)
-            guard (200..<300).contains(response.status), let object = response.json() as? [String: Any] else {
-                throw CommandFailure("HTTP \(response.status): \(response.text)")
+            let server = try url.server
+            let response: SimpleHTTPResponse
+            do {
+                response = try SimpleHTTPClient.request(method: method, url: server.http(path), body: [], token: key, caFilePath: tls.caFile)
+            } catch {
+                throw CommandFailure("cannot reach the server at \(server.httpBase): \(error)")
+            }
+            guard (200..<300).contains(response.status) else { throw CommandFailure(refusal: response) }
+            guard let object = response.json() as? [String: Any] else {
+                throw CommandFailure("\(method) \(path): the server's answer is not a JSON object: \(response.text.prefix(200))")
             }
             return object
         }
     }
 
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
-    }
+    static func escape(_ text: String) -> String { ServerConnection.escape(text) }
 
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a token for a device; prints it once.")

@@ -34,8 +34,8 @@ struct WordsCommand: ParsableCommand {
     @Option(name: .customLong("max-utterance-seconds"), help: "Longest stretch decoded as one utterance (default 30).")
     var maxUtteranceSeconds: Double?
 
-    @Option(name: .customLong("log-level"))
-    var logLevel: String = "warning"
+    @Option(name: .customLong("log-level"), help: ArgumentHelp(LogLevelOption.help, valueName: "level"))
+    var logLevel: LogLevelOption = .warning
 
     @Flag(help: "No progress lines on standard error (one per recording otherwise).")
     var quiet = false

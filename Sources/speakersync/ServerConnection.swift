@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import SpeakerSyncClient
+
+/// What a client command that calls the HTTP API needs: the server (`--url`), the credential
+/// (`--token` / SPEAKERSYNC_TOKEN) and the CA to trust for https (`--ca-file`).
+struct ServerConnection: ParsableArguments {
+    @OptionGroup var url: ServerURLOption
+    @OptionGroup var credential: ClientCredentialOptions
+    @OptionGroup var tls: CAFileOption
+
+    /// Sends one request; a status outside 2xx is thrown as the server's own message (`CommandFailure`).
+    func request(_ method: String, _ route: String, body: [UInt8] = [], contentType: String = "application/json") throws -> SimpleHTTPResponse {
+        let server = try url.server
+        let response: SimpleHTTPResponse
+        do {
+            response = try SimpleHTTPClient.request(method: method, url: server.http(route), body: body, contentType: contentType,
+                                                    token: credential.token, caFilePath: tls.caFile)
+        } catch {
+            throw CommandFailure("cannot reach the server at \(server.httpBase): \(error)")
+        }
+        guard (200..<300).contains(response.status) else { throw CommandFailure(refusal: response) }
+        return response
+    }
+
+    func get(_ route: String) throws -> SimpleHTTPResponse { try request("GET", route) }
+
+    /// A JSON object answer (anything else is an error: this client and the server disagree).
+    func json(_ route: String, method: String = "GET") throws -> [String: Any] {
+        let response = try request(method, route)
+        guard let object = response.json() as? [String: Any] else {
+            throw CommandFailure("\(method) \(route): the server's answer is not a JSON object: \(response.text.prefix(200))")
+        }
+        return object
+    }
+
+    /// One path segment (an id, a device), percent-encoded so a `/` or `?` in it cannot change the route.
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}
