@@ -172,7 +172,10 @@ let package = Package(
                        "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {
             // The developer console, compiled in (see ConsoleAssets).
             .embedInCode("Console/Assets/\($0)")
-        }),
+        } + [
+            // The API's machine-readable descriptions, compiled in and served (see APIDescriptions).
+            .embedInCode("API/openapi.json"), .embedInCode("API/asyncapi.json"),
+        ]),
         .target(name: "SpeakerSyncEval", dependencies: [
             "DiarizationScoring", "SpeakerSyncClient", "SpeakerSyncAudio", "WebSocketTransport", "Statistics",
             .product(name: "Logging", package: "swift-log"),

@@ -22,6 +22,8 @@ import WebSocketTransport
         #expect(Set(declared) == [
             "GET / console open",
             "GET /console/{file} console open",
+            "GET /openapi.json openapi open",
+            "GET /asyncapi.json asyncapi open",
             "GET /livez live open",
             "GET /readyz ready open",
             "GET /healthz health open",
@@ -162,13 +164,20 @@ import WebSocketTransport
             Issue.record("\(method) \(path) matched")
             return
         }
-        #expect(error == APIError(status: status, code: code, message: message))
+        #expect(APIError(status: error.status, code: error.code, message: error.message) == APIError(status: status, code: code, message: message))
+        // A 405 names what the path takes in `Allow` (RFC 9110): the methods of its message, HEAD with GET.
+        if status == 405 {
+            let named = message.components(separatedBy: "; use ").last!.components(separatedBy: " or ")
+            #expect(error.allowedMethods == (named.contains("GET") ? named + ["HEAD"] : named))
+        } else {
+            #expect(error.allowedMethods.isEmpty)
+        }
     }
 
-    /// The gate reads no body without a credential except on open routes: the probes and the console
-    /// by the path as sent (anything under /console/, to its 404), nothing else.
-    @Test func openPathsAreTheProbesAndTheConsole() {
-        for path in ["/healthz", "/livez", "/readyz", "/", "/console/index.html", "/console/nothing", "/console/a/b", "/console/"] {
+    /// The gate reads no body without a credential except on open routes: the probes, the API's
+    /// descriptions and the console by the path as sent (anything under /console/, to its 404), nothing else.
+    @Test func openPathsAreTheProbesTheDescriptionsAndTheConsole() {
+        for path in ["/healthz", "/livez", "/readyz", "/openapi.json", "/asyncapi.json", "/", "/console/index.html", "/console/nothing", "/console/a/b", "/console/"] {
             #expect(Self.table.isOpen(path: path), "\(path)")
         }
         for path in ["/v1/conversations", "/metrics", "/v1/whoami", "//healthz", "/healthz/", "/console", "/consoles/x", "/v2/nothing", ""] {

@@ -156,7 +156,14 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             }
             before = decoded
         }
-        let records = try repository.listConversations(deviceID: deviceID, limit: limit + 1, before: before)
+        let records: [ConversationRecord]
+        do {
+            records = try repository.listConversations(deviceID: deviceID, limit: limit + 1, before: before)
+        } catch let error as PGError where before != nil && error.sqlState?.hasPrefix("22") == true {
+            // A data exception (22xxx, e.g. 22007 on a forged timestamp) can only come from the cursor's
+            // text: the client's mistake, not the database being unavailable.
+            throw APIError(status: 400, code: "invalid_parameter", message: "cursor is not one this server issued")
+        }
         let page = Array(records.prefix(limit))
         let next = records.count > limit ? page.last.map { ConversationCursor.encode(startedAt: $0.startedAtText, id: $0.state.id) } : nil
         return ConversationPage(conversations: try summaries(page), nextCursor: next)

@@ -35,7 +35,7 @@ final class CredentialNotifications: Sendable {
         thread.start()
     }
 
-    /// Ends the thread within about a second (its wait's timeout) and waits for it.
+    /// Ends the thread within a quarter of a second (its wait's timeout) and waits for it.
     func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         finished.wait()
@@ -55,8 +55,8 @@ final class CredentialNotifications: Sendable {
                     // Whatever changed while no one listened.
                     if lostBefore { reload() }
                 }
-                // A short wait, so `stop` is answered within a second.
-                if try !connection!.notifications(timeoutSeconds: 1).isEmpty { reload() }
+                // A short wait, so `stop` (every server's shutdown, every test server's) returns at once.
+                if try !connection!.notifications(timeoutSeconds: 0.25).isEmpty { reload() }
             } catch {
                 connection = nil
                 lostBefore = true

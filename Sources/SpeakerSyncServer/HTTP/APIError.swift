@@ -3,11 +3,14 @@ public struct APIError: Error, Equatable, Sendable {
     public var status: Int
     public var code: String
     public var message: String
+    /// For a 405: the methods the path takes, sent as `Allow` (RFC 9110 requires it).
+    public var allowedMethods: [String] = []
 
-    public init(status: Int, code: String, message: String) {
+    public init(status: Int, code: String, message: String, allowedMethods: [String] = []) {
         self.status = status
         self.code = code
         self.message = message
+        self.allowedMethods = allowedMethods
     }
 
     /// A failure on the server's side, whose detail goes to the log only.

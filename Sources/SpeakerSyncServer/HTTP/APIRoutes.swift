@@ -6,6 +6,7 @@ extension RouteTable {
     static func api(services: APIServices, gate: AccessGate, metrics: ServerMetrics, logger: Logger) -> RouteTable {
         var table = RouteTable()
         ConsoleAssets.register(in: &table)
+        APIDescriptions.register(in: &table)
         StatusRoutes.register(in: &table, services: services, gate: gate, metrics: metrics)
         ConversationRoutes.register(in: &table, services: services, logger: logger)
         CompareRoutes.register(in: &table, services: services)

@@ -115,8 +115,9 @@ struct ErrorMiddleware: RouteMiddleware {
         case .success(let response):
             return response
         case .failure(let error as APIError):
-            return APIHandler.json(error.jsonObject(requestID: requestID), status: error.status,
-                                   headers: error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : [])
+            var headers: [(String, String)] = error.status == 401 ? [("www-authenticate", #"Bearer realm="speakersync""#)] : []
+            if !error.allowedMethods.isEmpty { headers.append(("allow", error.allowedMethods.joined(separator: ", "))) }
+            return APIHandler.json(error.jsonObject(requestID: requestID), status: error.status, headers: headers)
         case .failure(let error):
             // The detail (SQL state, connection text, socket paths) goes to the log under the
             // request id; the client gets a stable code and the id to quote.

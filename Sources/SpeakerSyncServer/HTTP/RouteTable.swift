@@ -60,8 +60,12 @@ struct RouteTable: Sendable {
         guard !allowed.isEmpty else {
             return .failure(APIError(status: 404, code: "not_found", message: "no route for \(path)"))
         }
-        let names = RouteMethod.allCases.filter(allowed.contains).map(\.rawValue).joined(separator: " or ")
-        return .failure(APIError(status: 405, code: "method_not_allowed", message: "\(method) is not allowed on \(path); use \(names)"))
+        let methods = RouteMethod.allCases.filter(allowed.contains).map(\.rawValue)
+        // GET routes answer HEAD too, so `Allow` names it.
+        let allow = methods.contains("GET") ? methods + ["HEAD"] : methods
+        return .failure(APIError(status: 405, code: "method_not_allowed",
+                                 message: "\(method) is not allowed on \(path); use \(methods.joined(separator: " or "))",
+                                 allowedMethods: allow))
     }
 
     /// Whether the transport may read a request's body without a credential: the path as sent is an
