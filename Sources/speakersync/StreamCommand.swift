@@ -143,7 +143,17 @@ struct StreamCommand: AsyncParsableCommand {
             default: break
             }
         }
-        if let view { config.onMessage = { view.received($0) } }
+        // Server-side recognition runs at the server's pace after the audio went out: say how far it got.
+        let progress = asr == .server && view == nil && format == .text
+            ? RecognitionProgress(audioSeconds: Double(audio.sampleCount) / Double(audio.sampleRate), write: note) : nil
+        if view != nil || progress != nil {
+            config.onMessage = { message in
+                view?.received(message)
+                progress?.received(message)
+            }
+        }
+        progress?.start()
+        defer { progress?.stop() }
         config.speed = speed
         config.conversationID = conversation
         config.optionsJSON = options

@@ -77,4 +77,29 @@ import TestSupport
                                                  "--url", server.http], environment: ["SPEAKERSYNC_TOKEN": server.adminKey], timeoutSeconds: 120)
         #expect(json.status == 0 && json.standardError.isEmpty, "\(json.standardError)")
     }
+
+    /// `--asr server`: while the server recognises, lines on standard error say how far the words it sent
+    /// back reach into the recording, growing, never past the recording; the transcript still goes to
+    /// standard output alone.
+    @Test func serverRecognitionShowsProgress() async throws {
+        let server = try TestServer()
+        let wav = try DeepgramEndToEndTests.meetingWAV()
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let result = try await CommandLineRun.run(["stream", wav.path, "--asr", "server", "--speed", "2", "--url", server.http],
+                                                  environment: ["SPEAKERSYNC_TOKEN": server.adminKey], timeoutSeconds: 300)
+        #expect(result.status == 0, "\(result.standardError)")
+        let pattern = #"^stream: words recognised up to ([0-9.]+) s of ([0-9.]+) s \(([0-9]+) words\)$"#
+        let progress = result.standardError.split(separator: "\n").map(String.init).compactMap { line -> (Double, Double, Int)? in
+            guard let match = line.firstMatch(of: try! Regex(pattern)), match.count == 4,
+                  let reach = Double(match[1].substring ?? ""), let total = Double(match[2].substring ?? ""),
+                  let words = Int(match[3].substring ?? "") else { return nil }
+            return (reach, total, words)
+        }
+        #expect(!progress.isEmpty, "\(result.standardError)")
+        #expect(progress.contains { $0.2 > 0 }, "\(result.standardError)")
+        #expect(progress.allSatisfy { $0.0 <= $0.1 })
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+        #expect(!result.standardOutput.contains("stream:"))
+        #expect(result.standardOutput.contains("Speaker "))
+    }
 }
