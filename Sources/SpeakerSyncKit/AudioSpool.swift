@@ -37,7 +37,8 @@ public final class AudioSpool: @unchecked Sendable { // confined to the owning s
             writeFile += 1
             writeOffset = 0
             fileStartSample = startSample
-            FileManager.default.createFile(atPath: path(writeFile).path, contents: nil)
+            // A file that could not be created makes the FileHandle below throw, which says why.
+            _ = FileManager.default.createFile(atPath: path(writeFile).path, contents: nil)
             handles[writeFile] = try FileHandle(forUpdating: path(writeFile))
         }
         guard let handle = handles[writeFile] else { throw CocoaError(.fileWriteUnknown) }

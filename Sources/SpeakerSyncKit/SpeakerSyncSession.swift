@@ -232,6 +232,11 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     /// How many connections the session has opened (attempts, successful or not).
     public var connectionAttempts: Int { queue.sync { connectionSerial } }
 
+    /// Seconds of audio given to this session so far (the session's own timeline): where the next
+    /// sample lies, e.g. the start of a recognition task about to hear it (`speechRecognizerFeed()`).
+    /// Read after the sends on the same thread, it counts them all (they are queued in order).
+    public var audioSecondsGiven: Double { queue.sync { Double(audio.totalSamples) / Double(config.sampleRate) } }
+
     /// Audio the retention had to drop (seconds): what a very long outage could not keep.
     public var droppedAudioSeconds: Double { queue.sync { Double(audio.droppedSamples) / Double(config.sampleRate) } }
 
@@ -464,7 +469,18 @@ public final class SpeakerSyncSession: @unchecked Sendable {
     private func wordsMessage(resultID: String, words: [SpokenWord], isFinal: Bool, origin: Double) -> String {
         let shifted = words.map { SpokenWord(text: $0.text, startSeconds: $0.startSeconds + origin, endSeconds: $0.endSeconds + origin,
                                              confidence: $0.confidence) }
-        return encoder.encode(.words(WordsMessage(resultID: resultID, isFinal: isFinal, words: shifted)))
+        return encoder.encode(.words(WordsMessage(resultID: Self.wireResultID(resultID, origin: origin), isFinal: isFinal, words: shifted)))
+    }
+
+    /// A result id names a result within the whole conversation, and a later result with the same id
+    /// replaces its words on the server. The adapters count ids from this session's own start
+    /// (`r<ms>`), so a new session resuming a conversation an earlier one began (the app relaunched)
+    /// would send "r0" again and replace that session's stored words. Ids of a session whose audio
+    /// starts later on the conversation's timeline therefore carry where it starts; a session from 0
+    /// (a new conversation, and every reconnect of the same session object, whose origin is fixed)
+    /// keeps them as given.
+    static func wireResultID(_ resultID: String, origin: Double) -> String {
+        origin == 0 ? resultID : "@\(Int64((origin * 1000).rounded()))/\(resultID)"
     }
 
     private func segmentsMessage(_ segments: [SpeakerSyncSegment], origin: Double) -> String {

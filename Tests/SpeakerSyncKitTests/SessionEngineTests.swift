@@ -102,6 +102,8 @@ final class FakeSockets: SessionSocketFactory, @unchecked Sendable {
         #expect(first.binaries.map(\.count) == [200])
         let word = ((first.json("words").first?["words"] as? [[String: Any]])?.first)
         #expect((word?["start"] as? Double).map { abs($0 - 10.2) < 1e-9 } == true) // on the conversation timeline
+        // The earlier session's own "r1" (its words at 0.2 s) is another result: this one names its start.
+        #expect(first.json("words").first?["result_id"] as? String == "@10000/r1")
         session.stop()
     }
 
