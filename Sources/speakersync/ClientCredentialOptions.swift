@@ -24,15 +24,17 @@ struct AdminCredentialOptions: ParsableArguments {
     @Option(name: .customLong("admin-key-file"), help: ArgumentHelp("File holding the admin key (default: <data dir>.admin-key).", valueName: "file"))
     var adminKeyFile: String?
 
-    func resolve(dataDirectory: String) throws -> String {
-        try resolveWithSource(dataDirectory: dataDirectory).key
+    func resolve(dataDirectory: String, recordedKeyFile: String? = nil) throws -> String {
+        try resolveWithSource(dataDirectory: dataDirectory, recordedKeyFile: recordedKeyFile).key
     }
 
     /// The key, and the file it was read from (nil when it came from the option or the environment).
-    func resolveWithSource(dataDirectory: String) throws -> (key: String, file: String?) {
+    /// `recordedKeyFile`: the file the local server recorded (`LocalServerRecord`), used before the
+    /// data folder's default.
+    func resolveWithSource(dataDirectory: String, recordedKeyFile: String? = nil) throws -> (key: String, file: String?) {
         if let adminKey, !adminKey.isEmpty { return (adminKey, nil) }
         if let key = ProcessInfo.processInfo.environment["SPEAKERSYNC_ADMIN_KEY"], !key.isEmpty { return (key, nil) }
-        let path = adminKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: dataDirectory)
+        let path = adminKeyFile ?? recordedKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: dataDirectory)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw CommandFailure("no admin key: pass --admin-key, set SPEAKERSYNC_ADMIN_KEY, or point --admin-key-file at the file the server wrote (\(path) not readable)")
         }

@@ -33,9 +33,18 @@ struct ServeCommand: AsyncParsableCommand {
         let (ws, http) = server.isTLS ? ("wss", "https") : ("ws", "http")
         logger.info("SpeakerSync listening", metadata: [
             "ws": "\(ws)://\(server.host):\(port)/v1/listen", "http": "\(http)://\(server.host):\(port)/v1/conversations"])
+        // For the client commands on this machine (token, conversations, stream…): where it listens and
+        // where its admin key is, whatever --port and --data-dir chose.
+        let localHost = ["0.0.0.0", "::", ""].contains(server.host) ? "127.0.0.1" : server.host
+        let record = LocalServerRecord(
+            url: "\(http)://\(localHost.contains(":") ? "[\(localHost)]" : localHost):\(port)", pid: getpid(),
+            adminKeyFile: config.access.adminKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: config.dataDirectory),
+            dataDirectory: config.dataDirectory)
+        record.write()
         await waitForTermination()
         logger.info("shutting down")
         app.shutdown()
+        record.remove()
     }
 }
 

@@ -14,13 +14,18 @@ struct TokenCommand: ParsableCommand {
 
         @OptionGroup var admin: AdminCredentialOptions
 
-        @Option(name: .customLong("data-dir"), help: "The server's data folder (where it wrote a generated admin key).")
-        var dataDirectory: String = ResourceLocator.defaultDataDirectory()
+        @Option(name: .customLong("data-dir"), help: "The server's data folder (where it wrote a generated admin key). Default: the running local server's, as serve recorded it, else the default folder.")
+        var givenDataDirectory: String?
+
+        /// The local server's own record names its key file, wherever `--data-dir`/`--admin-key-file` put it.
+        var recordedKeyFile: String? { givenDataDirectory == nil && url.given == nil ? LocalServerRecord.current()?.adminKeyFile : nil }
+
+        var dataDirectory: String { givenDataDirectory ?? ResourceLocator.defaultDataDirectory() }
 
         @OptionGroup var tls: CAFileOption
 
         func call(_ method: String, _ path: String) throws -> [String: Any] {
-            let key = try admin.resolve(dataDirectory: dataDirectory)
+            let key = try admin.resolve(dataDirectory: dataDirectory, recordedKeyFile: recordedKeyFile)
             let server = try url.server
             let response: SimpleHTTPResponse
             do {
@@ -82,7 +87,7 @@ struct TokenCommand: ParsableCommand {
         @OptionGroup var connection: Connection
 
         func run() throws {
-            let source = try connection.admin.resolveWithSource(dataDirectory: connection.dataDirectory).file
+            let source = try connection.admin.resolveWithSource(dataDirectory: connection.dataDirectory, recordedKeyFile: connection.recordedKeyFile).file
             let key = try connection.call("POST", "/v1/admin/key")["admin_key"] as? String ?? ""
             print(key)
             var note = "the previous stored admin key no longer works; its sessions were closed"

@@ -17,9 +17,12 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
 
     /// Starts a server on `port` (a free one when nil) against `databaseURL`; returns once `/healthz`
     /// answers (bounded: 60 s).
+    /// `environment`: variables added to the server's environment (an empty SPEAKERSYNC_ADMIN_KEY lets
+    /// it generate and write its own key).
     public convenience init(databaseURL: String, port: Int? = nil, adminKey: String = "resilience-admin-key-0123456789abcdef",
-                            extraArguments: [String] = []) throws {
-        try self.init(database: ["--database-url", databaseURL], port: port, adminKey: adminKey, extraArguments: extraArguments)
+                            extraArguments: [String] = [], environment: [String: String] = [:]) throws {
+        try self.init(database: ["--database-url", databaseURL], port: port, adminKey: adminKey, extraArguments: extraArguments,
+                      extraEnvironment: environment)
     }
 
     /// Starts a server that owns the embedded PostgreSQL under `embeddedDataDirectory` (no
