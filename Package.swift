@@ -169,7 +169,8 @@ let package = Package(
             "MeetingSynth", "DiarizationScoring", "SpeechRecognition", "DeterministicRandom", "Statistics",
             .product(name: "Logging", package: "swift-log"),
         ], resources: ["index.html", "console.css", "console.js", "api.js", "charts.js", "microphone.js", "pcm-worklet.js",
-                       "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js"].map {
+                       "transcript-view.js", "providers-tab.js", "live-tab.js", "conversations-tab.js", "test-tab.js",
+                       "audio-file.js", "lanes.js", "workbench.js", "upload-form.js", "protocol-log.js", "conversation-list.js"].map {
             // The developer console, compiled in (see ConsoleAssets).
             .embedInCode("Console/Assets/\($0)")
         } + [

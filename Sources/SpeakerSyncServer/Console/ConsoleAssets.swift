@@ -20,6 +20,12 @@ enum ConsoleAssets {
         "live-tab.js": PackageResources.live_tab_js,
         "conversations-tab.js": PackageResources.conversations_tab_js,
         "test-tab.js": PackageResources.test_tab_js,
+        "audio-file.js": PackageResources.audio_file_js,
+        "lanes.js": PackageResources.lanes_js,
+        "workbench.js": PackageResources.workbench_js,
+        "upload-form.js": PackageResources.upload_form_js,
+        "protocol-log.js": PackageResources.protocol_log_js,
+        "conversation-list.js": PackageResources.conversation_list_js,
     ]
 
     /// `GET /` and `GET /console/{file}`, open: the page and its scripts hold no data; the page signs

@@ -3,10 +3,11 @@ import Foundation
 import SessionProtocol
 import SpeakerSyncStore
 
-/// A test recording as the console polls it: the request, where it is, the truth, and one result per
-/// provider as each finishes.
+/// A test recording as the console polls it: the request, where it is, the truth (a synthetic
+/// meeting's, or an upload's RTTM), and one result per provider as each finishes.
 struct TestRecordingReport: Sendable {
-    enum Phase: String, Sendable { case synthesising, streaming, done, failed }
+    /// `synthesising` a meeting or `preparing` an upload, then `streaming` it through the providers.
+    enum Phase: String, Sendable { case synthesising, preparing, streaming, done, failed }
 
     /// One provider's run over the meeting.
     struct ProviderResult: Sendable {
@@ -15,8 +16,15 @@ struct TestRecordingReport: Sendable {
         /// Chosen before streaming, so the page can follow the live session.
         var conversationID: String
         var phase: Phase = .pending
-        /// The session's figures against the truth, once it finalized.
+        /// The session's figures against the truth, once it finalized (none for an upload without a reference).
         var score: SessionScore?
+        /// Where its final turns go wrong against the truth, and its speakers' mapping onto the truth's.
+        var errors: [ErrorRegion] = []
+        /// Whether `score`'s WDER means anything: the words had reference speakers to be scored against.
+        var wordsScored = false
+        /// The words the device held at the end, and how many had no speaker.
+        var wordCount = 0
+        var unlabelledWordCount = 0
         /// What the session measured about itself (its `stats` message).
         var stats: SessionStats?
         /// The session's non-fatal `error` messages ("code: message").
@@ -39,6 +47,7 @@ struct TestRecordingReport: Sendable {
         self.request = request
         self.createdAt = createdAt
         results = request.providers.map { ProviderResult(provider: $0, conversationID: "test-\(id)-\($0)") }
+        if request.upload != nil { phase = .preparing }
     }
 
     var isFinished: Bool { phase == .done || phase == .failed }
@@ -46,6 +55,7 @@ struct TestRecordingReport: Sendable {
     func jsonObject() -> [String: Any] {
         var object: [String: Any] = [
             "id": id, "status": phase.rawValue, "request": request.jsonObject, "created_at": createdAt.formatted(.iso8601),
+            "source": request.upload == nil ? "synthetic" : "upload",
             "audio_seconds": audioSeconds.map { LiveSessionSnapshot.rounded($0) } as Any? ?? NSNull(),
             "truth": [
                 "speaker_count": Set(truth.map(\.speaker)).count,
@@ -90,23 +100,35 @@ struct TestRecordingReport: Sendable {
     private static func result(_ result: ProviderResult) -> [String: Any] {
         var object: [String: Any] = ["provider": result.provider, "conversation_id": result.conversationID, "status": result.phase.rawValue]
         if let error = result.error { object["error"] = error }
-        guard let score = result.score, let stats = result.stats else { return object }
+        guard let stats = result.stats else { return object }
         let round = { (value: Double) in LiveSessionSnapshot.rounded(value, places: 4) }
-        object["der"] = round(score.finalDER.errorRate)
-        object["der_collar"] = round(score.finalDERCollar.errorRate)
-        object["live_der_collar"] = round(score.liveDERCollar.errorRate)
-        object["jer"] = round(score.jer)
-        object["wder"] = round(score.wder.errorRate)
-        object["speakers_reference"] = score.speakers.referenceCount
-        object["speakers_found"] = score.speakers.hypothesisCount
-        object["word_count"] = score.wordCount
-        object["unlabelled_word_count"] = score.unlabelledWordCount
+        object["speakers_found"] = Set(stats.finalTurns.map(\.speaker)).count
+        object["word_count"] = result.wordCount
+        object["unlabelled_word_count"] = result.unlabelledWordCount
         object["label_latency_seconds"] = LiveSessionSnapshot.summary(stats.firstLabelLatenciesSeconds)
         object["final_label_latency_seconds"] = LiveSessionSnapshot.summary(stats.finalLabelLatenciesSeconds)
         object["chunk_seconds"] = LiveSessionSnapshot.summary(stats.chunkProcessingSeconds)
         object["real_time_factor"] = stats.realTimeFactor.map(round) as Any? ?? NSNull()
         object["turns"] = turns(stats.finalTurns.map(segment))
         if !result.sessionErrors.isEmpty { object["session_errors"] = result.sessionErrors }
+        // Without a reference (an upload without RTTM) there is nothing to score against.
+        guard let score = result.score else { return object }
+        object["der"] = round(score.finalDER.errorRate)
+        object["der_collar"] = round(score.finalDERCollar.errorRate)
+        object["live_der_collar"] = round(score.liveDERCollar.errorRate)
+        object["jer"] = round(score.jer)
+        object["wder"] = result.wordsScored ? round(score.wder.errorRate) : NSNull()
+        object["speakers_reference"] = score.speakers.referenceCount
+        object["speakers_found"] = score.speakers.hypothesisCount
+        object["der_seconds"] = [
+            "reference": round(score.finalDER.referenceSeconds), "missed": round(score.finalDER.missedSeconds),
+            "false_alarm": round(score.finalDER.falseAlarmSeconds), "confusion": round(score.finalDER.confusionSeconds),
+        ]
+        object["speaker_mapping"] = score.finalDER.mapping
+        object["errors"] = result.errors.map { region -> [String: Any] in
+            ["kind": region.kind.rawValue, "start": LiveSessionSnapshot.rounded(region.startSeconds),
+             "end": LiveSessionSnapshot.rounded(region.endSeconds), "speakers": region.speakers]
+        }
         return object
     }
 

@@ -2,9 +2,11 @@ import Foundation
 import SessionProtocol
 
 /// What the console's "Run test recording" asks for: a synthetic meeting with exact truth, made on
-/// the server, streamed through each of `providers` in turn as a device would stream it.
+/// the server, or a recording someone uploaded (`upload`), streamed through each of `providers` in
+/// turn as a device would stream it.
 struct TestRecordingRequest: Sendable, Equatable {
     var providers: [String]
+    /// The synthetic meeting's speakers, turns and seed (unused for an upload).
     var speakerCount: Int
     var turnCount: Int
     /// The meeting's seed: the same seed gives the same voices, words and timing, so providers can be
@@ -14,6 +16,10 @@ struct TestRecordingRequest: Sendable, Equatable {
     var speed: Double
     /// The device the sessions run as: a device token's own; the admin's choice, else `defaultDeviceID`.
     var deviceID: String
+    /// What was uploaded, when the recording is a file rather than a synthetic meeting. Only its
+    /// description: the audio itself travels beside the request (`UploadedRecording`), never into the
+    /// recording's row.
+    var upload: UploadDescription? = nil
 
     static let defaultDeviceID = "console"
     static let speakerRange = 2 ... 4
@@ -33,6 +39,21 @@ struct TestRecordingRequest: Sendable, Equatable {
             }
             object = dictionary
         }
+        var request = try common(object, principal: principal, knownProviders: knownProviders, defaultProvider: defaultProvider)
+        request.speakerCount = try integer(object["speakers"], "speakers", default: 2, in: speakerRange)
+        request.turnCount = try integer(object["turns"], "turns", default: 10, in: turnRange)
+        switch object["seed"] {
+        case nil: request.seed = randomSeed()
+        case .number(let value)? where value >= 0 && value < 9e15 && value.rounded() == value: request.seed = UInt64(value)
+        default: throw invalid("seed must be a whole number from 0 to 9e15")
+        }
+        return request
+    }
+
+    /// The fields every test recording has, synthetic or uploaded: `providers` (or `provider`),
+    /// `speed` and `device_id`; the synthetic meeting's fields get their defaults.
+    static func common(_ object: [String: JSONValue], principal: Principal, knownProviders: Set<String>,
+                       defaultProvider: String?) throws(APIError) -> TestRecordingRequest {
         var providers: [String]
         switch (object["providers"], object["provider"]) {
         case (.array(let list)?, _):
@@ -55,14 +76,6 @@ struct TestRecordingRequest: Sendable, Equatable {
             throw APIError(status: 400, code: "unknown_provider",
                            message: "provider '\(provider)' is not available; available: \(knownProviders.sorted().joined(separator: ", "))")
         }
-        let speakers = try integer(object["speakers"], "speakers", default: 2, in: speakerRange)
-        let turns = try integer(object["turns"], "turns", default: 10, in: turnRange)
-        let seed: UInt64
-        switch object["seed"] {
-        case nil: seed = randomSeed()
-        case .number(let value)? where value >= 0 && value < 9e15 && value.rounded() == value: seed = UInt64(value)
-        default: throw invalid("seed must be a whole number from 0 to 9e15")
-        }
         var speed = 1.0
         switch object["speed"] {
         case nil: break
@@ -81,7 +94,7 @@ struct TestRecordingRequest: Sendable, Equatable {
             }
             device = own
         }
-        return TestRecordingRequest(providers: providers, speakerCount: speakers, turnCount: turns, seed: seed, speed: speed, deviceID: device)
+        return TestRecordingRequest(providers: providers, speakerCount: 2, turnCount: 10, seed: 0, speed: speed, deviceID: device)
     }
 
     private static func integer(_ value: JSONValue?, _ key: String, default fallback: Int, in range: ClosedRange<Int>) throws(APIError) -> Int {
@@ -93,11 +106,15 @@ struct TestRecordingRequest: Sendable, Equatable {
         return Int(number)
     }
 
-    private static func invalid(_ message: String) -> APIError {
+    static func invalid(_ message: String) -> APIError {
         APIError(status: 400, code: "invalid_parameter", message: message)
     }
 
     var jsonObject: [String: Any] {
-        ["providers": providers, "speakers": speakerCount, "turns": turnCount, "seed": seed, "speed": speed, "device_id": deviceID]
+        let common: [String: Any] = ["providers": providers, "speed": speed, "device_id": deviceID]
+        guard let upload else {
+            return common.merging(["source": "synthetic", "speakers": speakerCount, "turns": turnCount, "seed": seed]) { a, _ in a }
+        }
+        return common.merging(upload.jsonObject) { a, _ in a }
     }
 }

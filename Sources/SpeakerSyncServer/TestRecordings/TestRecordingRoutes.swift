@@ -2,7 +2,8 @@ import Foundation
 import PluginHost
 import WebSocketTransport
 
-/// `POST /v1/test-recordings`, `GET /v1/test-recordings[/{id}]`: the console's "Run test recording".
+/// `POST /v1/test-recordings` (a synthetic meeting, or an uploaded recording), `GET
+/// /v1/test-recordings[/{id}]`: the console's "Run test recording".
 struct TestRecordingRoutes {
     let service: TestRecordingService
     let providers: any ProviderHost
@@ -28,15 +29,24 @@ struct TestRecordingRoutes {
         }
     }
 
+    /// A JSON body asks for a synthetic meeting; a `multipart/form-data` body uploads a recording
+    /// (`UploadedRecording`: a WAV, optionally its RTTM, and the same settings as form fields).
     func start(_ context: RouteContext) throws -> HTTPResponse {
         let request = context.request
         let principal = try context.principal
         let known = Set(providers.providers.map(\.id))
-        let parsed = try TestRecordingRequest.parse(
-            request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
-            randomSeed: { UInt64.random(in: 1 ... 999_999) })
+        let parsed: TestRecordingRequest
+        var upload: UploadedRecording?
+        if let boundary = MultipartForm.boundary(contentType: request.headers["content-type"] ?? "") {
+            (parsed, upload) = try UploadedRecording.parse(request.body, boundary: boundary, principal: principal, knownProviders: known,
+                                                           defaultProvider: defaultProvider)
+        } else {
+            parsed = try TestRecordingRequest.parse(
+                request.body, principal: principal, knownProviders: known, defaultProvider: defaultProvider,
+                randomSeed: { UInt64.random(in: 1 ... 999_999) })
+        }
         // The sessions act as the caller: they can do what the caller can.
-        let report = try service.start(parsed, principal: principal, address: request.remoteAddress,
+        let report = try service.start(parsed, upload: upload, principal: principal, address: request.remoteAddress,
                                        perDeviceLimit: principal.deviceID == nil ? nil : sharePerDevice)
         let id = report["id"] as? String ?? ""
         return APIHandler.json(report, status: 202, headers: [("location", "/v1/test-recordings/\(id)")])

@@ -56,9 +56,11 @@ final class TestRecordingService: Sendable {
     }
 
     /// Starts `request` in the background, its sessions acting as `principal` (who asked, from
-    /// `address`); the report to poll. `perDeviceLimit`: the device's share (`JobShareConfig`); nil
+    /// `address`); the report to poll. `upload`: the recording of an upload (`request.upload`), held
+    /// in memory until it has streamed. `perDeviceLimit`: the device's share (`JobShareConfig`); nil
     /// for the admin's requests.
-    func start(_ request: TestRecordingRequest, principal: Principal, address: String?, perDeviceLimit: Int? = nil) throws(APIError) -> [String: Any] {
+    func start(_ request: TestRecordingRequest, upload: UploadedRecording? = nil, principal: Principal, address: String?,
+               perDeviceLimit: Int? = nil) throws(APIError) -> [String: Any] {
         guard let sessions = sessions.withLock({ $0 }) else {
             throw APIError(status: 503, code: "server_starting", message: "the server is still starting")
         }
@@ -98,7 +100,7 @@ final class TestRecordingService: Sendable {
         }
         let device = InProcessDevice(config: InProcessDeviceConfig(speed: request.speed), sessions: sessions, principal: principal,
                                      address: address, logger: logger)
-        synthQueue.async { self.run(id: id, request: request, device: device) }
+        synthQueue.async { self.run(id: id, request: request, upload: upload, device: device) }
         return TestRecordingReport.jsonObject(of: started)
     }
 
@@ -126,7 +128,7 @@ final class TestRecordingService: Sendable {
             let json = Self.json(report.jsonObject())
             let stillOurs: Bool
             switch report.phase {
-            case .synthesising, .streaming:
+            case .synthesising, .preparing, .streaming:
                 stillOurs = try queue.heartbeat(id: id, progress: progress, resultJSON: json)
             case .done:
                 stillOurs = try queue.finish(id: id, resultJSON: json)
@@ -160,12 +162,13 @@ final class TestRecordingService: Sendable {
 
     // MARK: Running (a synthQueue thread, then a task)
 
-    private func run(id: String, request: TestRecordingRequest, device: InProcessDevice) {
+    private func run(id: String, request: TestRecordingRequest, upload: UploadedRecording?, device: InProcessDevice) {
         var logger = self.logger
         logger[metadataKey: "test_recording"] = "\(id)"
         let meeting: TestMeeting
         do {
-            meeting = try TestMeeting.synthesise(request, recordingID: id)
+            // An upload was checked when it arrived; a synthetic meeting is made now.
+            meeting = try upload.map { $0.meeting(recordingID: id) } ?? TestMeeting.synthesise(request, recordingID: id)
         } catch {
             logger.error("test recording: synthesis failed", metadata: ["error": "\(error)"])
             update(id) { $0.phase = .failed; $0.error = "synthesis_failed: \(error)" }
@@ -175,15 +178,18 @@ final class TestRecordingService: Sendable {
             report.phase = .streaming
             report.audioSeconds = meeting.audioSeconds
             report.truth = meeting.reference
-            report.truthWordCount = meeting.words.count
+            // An upload's words are not known beforehand (the server recognises them, or there are none).
+            report.truthWordCount = upload == nil ? meeting.words.count : nil
         }
         Task.detached { [self] in
             for (index, provider) in request.providers.enumerated() {
                 // Failed by a stop (here or, by recovery, elsewhere): stream nothing more.
                 guard let conversationID = running.withLock({ $0[id]?.results[index].conversationID }) else { return }
                 update(id) { $0.results[index].phase = .streaming }
+                // An upload has no device words: the server recognises them when asked, as for the microphone.
                 var start = StartRequest(conversationID: conversationID, deviceID: request.deviceID, provider: provider,
-                                         sampleRate: meeting.audio.sampleRate, encoding: .pcmS16LE)
+                                         sampleRate: meeting.audio.sampleRate, encoding: .pcmS16LE,
+                                         asr: request.upload?.serverWords == true ? .server : .device)
                 // Kept so the console can play the meeting and re-diarize it with other providers.
                 start.storeAudio = true
                 // Provider `device` gets the device's own turns: the truth, as `speakersync eval` sends them.
@@ -192,16 +198,14 @@ final class TestRecordingService: Sendable {
                     : []
                 do {
                     let streamed = try await device.stream(meeting, start: start, segments: segments)
-                    let score = SessionScore(
-                        reference: meeting.reference, uem: meeting.uem, referenceWords: meeting.referenceWords,
-                        hypothesisWords: streamed.words.map {
-                            ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker)
-                        },
-                        liveTurns: streamed.stats.liveTurns.map(TestRecordingReport.segment),
-                        finalTurns: streamed.stats.finalTurns.map(TestRecordingReport.segment))
+                    let scored = Self.score(streamed, against: meeting, isUpload: upload != nil)
                     update(id) { report in
                         report.results[index].phase = .done
-                        report.results[index].score = score
+                        report.results[index].score = scored?.score
+                        report.results[index].errors = scored?.errors ?? []
+                        report.results[index].wordsScored = scored?.wordsScored ?? false
+                        report.results[index].wordCount = streamed.words.count
+                        report.results[index].unlabelledWordCount = streamed.words.filter { $0.speaker == nil }.count
                         report.results[index].stats = streamed.stats
                         report.results[index].sessionErrors = streamed.errors.map { "\($0.code.rawValue): \($0.message)" }
                     }
@@ -217,5 +221,28 @@ final class TestRecordingService: Sendable {
                 report.phase = report.results.allSatisfy { $0.phase == .failed } ? .failed : .done
             }
         }
+    }
+
+    /// A provider's run against the meeting's truth (`SessionScore`, as `speakersync eval` scores) and
+    /// where its final turns go wrong; nil for an upload without a reference. An upload's words are
+    /// the ones the server recognised: their reference speakers are the RTTM's at each word (the
+    /// midpoint rule `speakersync eval` uses for a recording without word truth).
+    static func score(_ run: InProcessDeviceRun, against meeting: TestMeeting, isUpload: Bool)
+        -> (score: SessionScore, errors: [ErrorRegion], wordsScored: Bool)? {
+        guard !meeting.reference.isEmpty else { return nil }
+        let hypothesisWords = run.words.map {
+            ScoredWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, speaker: $0.speaker)
+        }
+        let referenceWords = isUpload
+            ? ReferenceWordLabels.label(hypothesisWords.map { (text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) },
+                                        reference: meeting.reference)
+            : meeting.referenceWords
+        let finalTurns = run.stats.finalTurns.map(TestRecordingReport.segment)
+        let score = SessionScore(reference: meeting.reference, uem: meeting.uem, referenceWords: referenceWords,
+                                 hypothesisWords: hypothesisWords, liveTurns: run.stats.liveTurns.map(TestRecordingReport.segment),
+                                 finalTurns: finalTurns)
+        let errors = ErrorRegions.compute(reference: meeting.reference, hypothesis: finalTurns, uem: meeting.uem,
+                                          mapping: score.finalDER.mapping)
+        return (score, errors, !referenceWords.isEmpty)
     }
 }

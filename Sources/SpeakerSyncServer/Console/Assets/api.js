@@ -35,8 +35,20 @@ async function request(method, path, body) {
   return type.startsWith("application/json") ? response.json() : response.text();
 }
 
+/// A multipart/form-data POST (an uploaded recording): the browser writes the body and its boundary.
+async function postForm(path, form) {
+  const token = credential.get();
+  const response = await fetch(path, { method: "POST", headers: token ? { Authorization: `Bearer ${token}` } : {}, body: form });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new APIError(response.status, body?.error?.code ?? "http_" + response.status, body?.error?.message ?? response.statusText);
+  }
+  return body;
+}
+
 export const api = {
   get: (path) => request("GET", path),
+  postForm,
   post: (path, body) => request("POST", path, body),
   put: (path, body) => request("PUT", path, body),
   /// A binary body (stored audio) as a Blob, with the credential; null when there is none (404).
@@ -46,6 +58,17 @@ export const api = {
     if (response.status === 404) return null;
     if (!response.ok) throw new APIError(response.status, "http_" + response.status, response.statusText);
     return response.blob();
+  },
+  /// Whether a binary body (stored audio) exists, reading two bytes of it rather than all of it.
+  exists: async (path) => {
+    const token = credential.get();
+    const headers = { Range: "bytes=0-1" };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const response = await fetch(path, { headers });
+    await response.body?.cancel();
+    if (response.status === 404) return false;
+    if (!response.ok) throw new APIError(response.status, "http_" + response.status, response.statusText);
+    return true;
   },
   /// The response body as text (exports), with the credential; the caller saves it as a file.
   text: (path) => request("GET", path).then((body) => (typeof body === "string" ? body : JSON.stringify(body, null, 2))),

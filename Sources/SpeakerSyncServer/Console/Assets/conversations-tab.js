@@ -1,35 +1,21 @@
-// Stored conversations: a paged list; one as transcript, speaker timeline, rename/merge and export,
+// Stored conversations: a paged list with previews and badges (conversation-list.js); one as transcript, speaker timeline, rename/merge and export,
 // and, when more than one provider labelled it (shadow providers, references), two of them side by side.
 import { api } from "./api.js";
 import { SpeakerColours, timeline } from "./charts.js";
+import { ConversationList } from "./conversation-list.js";
 import { tableRow } from "./live-tab.js";
 import { renderSpeakers, renderTranscript, turnsOf } from "./transcript-view.js";
 
 export class ConversationsTab {
   constructor(state) {
     this.state = state;
-    this.body = document.querySelector("#conversation-table tbody");
-    this.more = document.getElementById("conversations-more");
-    this.more.onclick = () => this.load(this.cursor);
+    this.list = new ConversationList((id) => this.open(id));
     for (const button of document.querySelectorAll("#conversation-export button")) {
       button.onclick = () => this.export(button.dataset.format);
     }
   }
 
-  async show() { await this.load(null); }
-
-  async load(cursor) {
-    const page = await api.get(`/v1/conversations?limit=20${cursor ? "&cursor=" + encodeURIComponent(cursor) : ""}`);
-    const rows = page.conversations.map((c) => {
-      const row = tableRow([c.id, c.device_id, c.provider, c.status, `${c.audio_seconds.toFixed(1)} s`, c.ended_at ?? c.started_at ?? ""],
-        { conversation: c.id });
-      row.onclick = () => this.open(c.id);
-      return row;
-    });
-    if (cursor) this.body.append(...rows); else this.body.replaceChildren(...rows);
-    this.cursor = page.next_cursor;
-    this.more.hidden = !this.cursor;
-  }
+  async show() { await this.list.load(null); }
 
   async open(id) {
     this.id = id;
@@ -79,7 +65,10 @@ export class ConversationsTab {
       status.textContent = job.status === "done"
         ? `${provider}: done in ${job.wall_seconds.toFixed(1)} s (RTF ${job.real_time_factor?.toFixed(4) ?? "–"}), ${job.speakers} speakers`
         : `${provider}: failed: ${job.error}`;
-      if (job.status === "done") await this.showLabellings(id);
+      if (job.status === "done") {
+        this.list.forget(id);
+        await this.showLabellings(id);
+      }
     } catch (error) {
       status.dataset.status = "failed";
       status.textContent = `${error.code}: ${error.message}`;
@@ -140,6 +129,7 @@ export class ConversationsTab {
     } catch (error) {
       alert(`${error.code}: ${error.message}`);
     }
+    this.list.forget(this.id);
     await this.open(this.id);
   }
 

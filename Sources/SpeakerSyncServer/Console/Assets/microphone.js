@@ -13,8 +13,10 @@ export class LiveTranscript {
 }
 
 export class MicrophoneSession {
-  constructor({ provider, deviceID, onTranscript, onStatus }) {
-    Object.assign(this, { provider, deviceID, onTranscript, onStatus });
+  /// `onProtocol(direction, message)`, optional: every message on the socket, as sent or received
+  /// (parsed JSON, or the ArrayBuffer of an audio frame), for the protocol log.
+  constructor({ provider, deviceID, onTranscript, onStatus, onProtocol = () => {} }) {
+    Object.assign(this, { provider, deviceID, onTranscript, onStatus, onProtocol });
     this.transcript = new LiveTranscript();
     this.pending = [];
     this.started = false;
@@ -41,10 +43,14 @@ export class MicrophoneSession {
     this.socket.onopen = () => {
       const start = { type: "start", provider: this.provider, sample_rate: this.streamRate, encoding: "pcm_s16le", asr: "server" };
       if (this.deviceID) start.device_id = this.deviceID;
-      this.socket.send(JSON.stringify(start));
+      this.sendJSON(start);
     };
-    this.socket.onmessage = (event) => this.received(JSON.parse(event.data));
-    // After the final transcript the page closes the socket itself; "finalized" says more than "closed".
+    this.socket.onmessage = (event) => {
+      const message = JSON.parse(event.data);
+      this.onProtocol("received", message);
+      this.received(message);
+    };
+    // After the final transcript and stats the socket closes; "finalized" says more than "closed".
     this.socket.onclose = (event) => {
       if (!this.transcript.isFinal) this.onStatus(`closed (${event.code}${event.reason ? ": " + event.reason : ""})`);
     };
@@ -57,7 +63,18 @@ export class MicrophoneSession {
 
   audio(buffer) {
     if (!this.started) { this.pending.push(buffer); return; }
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(buffer);
+    this.sendAudio(buffer);
+  }
+
+  sendAudio(buffer) {
+    if (this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(buffer);
+    this.onProtocol("sent", buffer);
+  }
+
+  sendJSON(message) {
+    this.socket.send(JSON.stringify(message));
+    this.onProtocol("sent", message);
   }
 
   received(message) {
@@ -67,12 +84,16 @@ export class MicrophoneSession {
         this.conversationID = message.conversation_id;
         this.sampleRate = message.sample_rate;
         this.onStatus(`recording ${message.sample_rate} Hz · conversation ${message.conversation_id} · ${message.provider}`);
-        for (const buffer of this.pending.splice(0)) this.socket.send(buffer);
+        for (const buffer of this.pending.splice(0)) this.sendAudio(buffer);
         break;
       case "transcript":
         this.transcript.apply(message);
         this.onTranscript(this.transcript);
-        if (message.final) { this.onStatus(`finalized · conversation ${this.conversationID}`); this.socket.close(1000); }
+        if (message.final) this.onStatus(`finalized · conversation ${this.conversationID}`);
+        break;
+      case "stats":
+        // The session's last message follows its final transcript; then the page closes (the server would too).
+        if (this.transcript.isFinal) this.socket.close(1000);
         break;
       case "error":
         this.onStatus(`error ${message.code}: ${message.message}`);
@@ -84,7 +105,7 @@ export class MicrophoneSession {
     this.node?.disconnect();
     this.stream?.getTracks().forEach((track) => track.stop());
     await this.context?.close();
-    if (this.socket?.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "finalize" }));
+    if (this.socket?.readyState === WebSocket.OPEN) this.sendJSON({ type: "finalize" });
     this.onStatus("finalizing…");
   }
 }
