@@ -2,7 +2,7 @@
 public struct HTTPRequest: Sendable {
     /// Upper-case method: GET, POST, PUT, PATCH, DELETE, OPTIONS or HEAD.
     public var method: String
-    /// Decoded path without the query string.
+    /// Path without the query string, percent-decoded once (by lws): not to be decoded again.
     public var path: String
     /// Percent-decoded query parameters; for a repeated name the last value wins.
     public var query: [String: String]

@@ -318,27 +318,46 @@ enum LWS {
         return nil
     }
 
-    /// The request path (lws has already percent-decoded it and removed `..` segments).
-    static func requestPath(_ wsi: OpaquePointer) -> String? {
-        requestPathBytes(wsi).map { String(decoding: $0, as: UTF8.self) }
-    }
-
-    /// The request path as lws decoded it, as bytes (to check before trusting it as text).
-    static func requestPathBytes(_ wsi: OpaquePointer) -> [UInt8]? {
+    /// The request line's target as lws stored it, for `RequestTarget` to check before anything acts
+    /// on it (lws has already percent-decoded it and removed `..` segments); nil without a method.
+    static func requestTarget(_ wsi: OpaquePointer) -> RequestTarget? {
         for token in [WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_PUT_URI, WSI_TOKEN_PATCH_URI,
                       WSI_TOKEN_DELETE_URI, WSI_TOKEN_OPTIONS_URI, WSI_TOKEN_HEAD_URI] {
-            if let value = headerBytes(wsi, token) { return value }
+            guard let path = tokenFragments(wsi, token) else { continue }
+            let query = tokenFragments(wsi, WSI_TOKEN_HTTP_URI_ARGS)
+            let version = tokenFragments(wsi, WSI_TOKEN_HTTP)
+            // lws stores the query and the version after the path in one header buffer; whether the
+            // version is where the counted lengths put it tells whether it stored a byte it did not
+            // count (RequestTarget). The bytes read lie before the version's end, inside what lws wrote.
+            var stored: [UInt8]?
+            var start: UnsafeMutablePointer<CChar>?
+            var length: Int32 = 0
+            if let first = version?.first, lws_http_get_uri_and_method(wsi, &start, &length) >= 0, let start {
+                let offset = RequestTarget.versionOffset(pathFragments: path, queryFragments: query)
+                stored = (0...first.count).map { UInt8(bitPattern: start[offset + $0]) }
+            }
+            return RequestTarget(pathFragments: path, queryFragments: query, versionFragments: version, storedAtVersion: stored)
         }
         return nil
     }
 
-    static func headerBytes(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [UInt8]? {
-        let length = Int(lws_hdr_total_length(wsi, token))
-        guard length > 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: length + 1)
-        let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
-        guard copied >= 0 else { return nil }
-        return buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }
+    /// Every fragment lws stored a token in (a path or query split at `&` or `;`), each copied byte for
+    /// byte: `lws_hdr_copy_fragment` copies with memcpy, so a NUL lws stored inside one shows, where
+    /// `lws_hdr_copy` stops at it and joins fragments with `,`. Empty fragments are kept (`a=1&&b=2`
+    /// has one; `lws_hdr_fragment_length` gives 0 for it as for a missing one). Nil when lws never
+    /// began the token (`lws_hdr_copy_fragment` fails for its first fragment only then).
+    static func tokenFragments(_ wsi: OpaquePointer, _ token: lws_token_indexes) -> [[UInt8]]? {
+        var fragments: [[UInt8]] = []
+        var index: Int32 = 0
+        while true {
+            let length = Int(lws_hdr_fragment_length(wsi, token, index))
+            var buffer = [CChar](repeating: 0, count: length + 1)
+            let copied = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), token, index)
+            guard copied >= 0 else { break } // past the last fragment
+            fragments.append(buffer[..<Int(copied)].map { UInt8(bitPattern: $0) })
+            index += 1
+        }
+        return fragments.isEmpty ? nil : fragments
     }
 
     /// One header's full value, or nil when absent.
@@ -349,23 +368,6 @@ enum LWS {
         let copied = lws_hdr_copy(wsi, &buffer, Int32(buffer.count), token)
         guard copied >= 0 else { return nil }
         return String(decoding: buffer[..<Int(copied)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// The query string's `name=value` pieces as lws split them on a literal `&`, already
-    /// percent-decoded by lws (`+` becomes a space), so callers must not decode them again.
-    static func queryPairs(_ wsi: OpaquePointer) -> [[UInt8]] {
-        var pairs: [[UInt8]] = []
-        var index: Int32 = 0
-        while true {
-            let length = Int(lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, index))
-            guard length > 0 else { break }
-            var buffer = [CChar](repeating: 0, count: length + 1)
-            let copied = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, index)
-            guard copied >= 0 else { break }
-            pairs.append(buffer[..<Int(copied)].map { UInt8(bitPattern: $0) })
-            index += 1
-        }
-        return pairs
     }
 
     /// Every request header lws parsed into a known token, names lower-case without the colon.

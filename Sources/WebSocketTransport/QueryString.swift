@@ -1,7 +1,8 @@
 /// Query-string decoding shared by WebSocket upgrades and HTTP requests.
 enum QueryString {
-    /// Parameters from raw bytes (lws's already-decoded `name=value` pieces), keeping apart the
-    /// names whose name or value is not text that can be stored: bytes that are not UTF-8, or NUL.
+    /// Parameters from raw bytes (lws's already-decoded `name=value` pieces, split at a literal `&`
+    /// or `;`; empty pieces are skipped), keeping apart the names whose name or value is not text
+    /// that can be stored: bytes that are not UTF-8, or NUL.
     /// Those are left out of `values` and listed in `invalidText` (their names decoded leniently),
     /// so the application can refuse them by name instead of seeing a silently repaired string.
     static func parse(bytePairs: [[UInt8]]) -> (values: [String: String], invalidText: [String]) {

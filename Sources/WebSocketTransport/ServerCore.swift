@@ -224,7 +224,13 @@ final class ServerCore: @unchecked Sendable {
             }
             return 1
         }
-        let path = LWS.requestPath(wsi) ?? ""
+        // A target lws cut short or split is refused before its path is looked at: what is left of it
+        // may be exactly `webSocketPath` (RequestTarget).
+        let target = LWS.requestTarget(wsi)
+        if let message = target?.refusalMessage {
+            return refuse(400, "invalid_text", message, retryAfter: nil)
+        }
+        let path = target.map { String(decoding: $0.path, as: UTF8.self) } ?? ""
         guard path == config.webSocketPath else {
             return refuse(404, "not_found", "no WebSocket endpoint at this path; use \(config.webSocketPath)", retryAfter: nil)
         }
@@ -232,7 +238,7 @@ final class ServerCore: @unchecked Sendable {
             return refuse(refusal.status, refusal.code, refusal.message, retryAfter: refusal.retryAfter)
         }
         let connection = connection(for: wsi)
-        let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
+        let query = QueryString.parse(bytePairs: target?.queryPairs ?? [])
         let request = UpgradeRequest(path: path, query: query.values, remoteAddress: LWS.peerAddress(wsi), headers: LWS.headers(wsi),
                                      invalidTextParameters: query.invalidText)
         switch webSocketHandler.admit(ConnectionID(rawValue: connection.id), request: request) {
@@ -289,8 +295,9 @@ final class ServerCore: @unchecked Sendable {
         let connection = connection(for: wsi)
         connection.httpSerial += 1
         let method = LWS.httpMethod(wsi) ?? "GET"
-        let pathBytes = LWS.requestPathBytes(wsi) ?? input.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0.assumingMemoryBound(to: CChar.self)))) } ?? Array("/".utf8)
-        let query = QueryString.parse(bytePairs: LWS.queryPairs(wsi))
+        let target = LWS.requestTarget(wsi)
+        let pathBytes = target?.path ?? input.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0.assumingMemoryBound(to: CChar.self)))) } ?? Array("/".utf8)
+        let query = QueryString.parse(bytePairs: target?.queryPairs ?? [])
         var invalidText = query.invalidText
         if QueryString.storableText(pathBytes) == nil { invalidText.append("path") }
         let request = HTTPRequest(method: method, path: String(decoding: pathBytes.filter { $0 != 0 }, as: UTF8.self), query: query.values,
@@ -299,9 +306,12 @@ final class ServerCore: @unchecked Sendable {
         let announced = LWS.contentLength(wsi) ?? 0
         // Refusals answer before the body is read, so an unauthenticated client cannot make the server
         // buffer a body; the unread body makes the connection unusable, so it closes after the answer.
-        let refused = limitRefusal.map { Self.refusal($0) } ?? httpHandler?.admit(request) ?? inFlightRefusal(request)
+        // A target lws cut short or split never reaches the handler, which would act on what is left of
+        // it; its request line's end was read as headers, so nothing after it on the connection is trusted.
+        let targetRefusal = target?.refusalMessage.map(Self.invalidTarget)
+        let refused = limitRefusal.map { Self.refusal($0) } ?? targetRefusal ?? httpHandler?.admit(request) ?? inFlightRefusal(request)
         if let refusal = refused {
-            exchange.closeAfter = limitRefusal != nil || announced > 0
+            exchange.closeAfter = limitRefusal != nil || targetRefusal != nil || announced > 0
             exchange.state = .sendingHeaders(refusal)
             connection.http = exchange
             LWS.requestWriteable(wsi)
@@ -339,6 +349,11 @@ final class ServerCore: @unchecked Sendable {
             exchange.request.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
         connection.http = exchange
+    }
+
+    /// The HTTP API's 400 `invalid_text` for a refused request target, worded as an upgrade's refusal.
+    private static func invalidTarget(_ message: String) -> HTTPResponse {
+        .json(status: 400, RefusedUpgradeResponse(status: 400, code: "invalid_text", message: message, retryAfterSeconds: nil).body)
     }
 
     private static func tooLarge(limit: Int) -> HTTPResponse {

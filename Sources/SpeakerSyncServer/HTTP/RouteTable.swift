@@ -46,8 +46,11 @@ struct RouteTable: Sendable {
     /// The route of a request line: unknown paths are 404 and known paths with another method 405
     /// (naming the methods the path takes); GET routes answer HEAD too.
     func match(method: String, path: String) -> Result<MatchedRoute, APIError> {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
-        // An id decoded to NUL would reach PostgreSQL, which cannot hold it.
+        // The transport hands over the path decoded once (by libwebsockets); decoding it again would
+        // turn an id's `%41` into `A` and its `%2F` into another segment.
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        // An id holding NUL would reach PostgreSQL, which cannot hold it (the transport refuses one
+        // in the target already; this keeps the table safe on its own).
         if parts.contains(where: { $0.utf8.contains(0) }) {
             return .failure(APIError(status: 400, code: "invalid_text", message: "the path is not UTF-8 text without NUL characters; text that PostgreSQL cannot store is refused"))
         }
@@ -147,7 +150,7 @@ enum PathParameter: String, CaseIterable, Sendable {
     case file
 }
 
-/// A path's parameters, by name, percent-decoded.
+/// A path's parameters, by name, as decoded by the transport (once).
 struct PathParameters: Sendable, Equatable {
     private(set) var values: [PathParameter: String] = [:]
 
