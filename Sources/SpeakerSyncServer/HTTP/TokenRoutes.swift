@@ -44,7 +44,7 @@ struct TokenRoutes {
         let deviceID = try context.parameter(.deviceID)
         try Self.validate(deviceID: deviceID)
         let label = context.request.query["label"] ?? ""
-        guard label.count <= CredentialService.maxLabelLength, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard label.unicodeScalars.count <= CredentialService.maxLabelLength, !label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(status: 400, code: "invalid_parameter", message: "label must be at most \(CredentialService.maxLabelLength) printable characters")
         }
         let (token, record) = try credentials.createToken(deviceID: deviceID, label: label)
@@ -53,8 +53,10 @@ struct TokenRoutes {
         return APIHandler.json(object, status: 201, headers: [("cache-control", "no-store")])
     }
 
+    /// Lengths count Unicode scalars, as JSON Schema's maxLength does (openapi.json): 128 characters of
+    /// stacked combining marks would otherwise be thousands of scalars stored as one "character" each.
     static func validate(deviceID: String) throws {
-        guard !deviceID.isEmpty, deviceID.count <= CredentialService.maxDeviceIDLength,
+        guard !deviceID.isEmpty, deviceID.unicodeScalars.count <= CredentialService.maxDeviceIDLength,
               !deviceID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" }) else {
             throw APIError(status: 400, code: "invalid_parameter", message: "device_id must be 1 to \(CredentialService.maxDeviceIDLength) printable characters without '/'")
         }
