@@ -105,17 +105,9 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
     }
 
     public static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard let (fd, port) = LoopbackSocket.bind(listening: false) else { throw Failure(description: "cannot find a free port") }
+        close(fd)
+        return port
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import WebSocketTransport
 #if canImport(Glibc)
 import Glibc
@@ -8,16 +9,7 @@ import Glibc
 struct ListenPortProbeTests {
     /// A listening socket on 127.0.0.1 and its port.
     static func occupiedPort() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(listening)
-        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+        try #require(LoopbackSocket.bind(listening: true))
     }
 
     @Test func aTakenPortIsAddressAlreadyInUseOnItsAddressAndOnEveryInterface() throws {

@@ -9,17 +9,8 @@ import Glibc
 /// lws context error after starting PostgreSQL.
 struct ServeBusyPortTests {
     @Test func aTakenPortEndsServeWithAddressAlreadyInUse() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try #require(LoopbackSocket.bind(listening: true))
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        try #require(listening)
-        let port = Int(UInt16(bigEndian: address.sin_port))
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("busy-port-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }
 
