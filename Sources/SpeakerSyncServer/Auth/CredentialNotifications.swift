@@ -44,7 +44,6 @@ final class CredentialNotifications: Sendable {
     private func run() {
         var backoffSeconds = 1.0
         var connection: PGConnection?
-        var lostBefore = false
         while !stopped.load(ordering: .relaxed) {
             do {
                 if connection == nil {
@@ -52,14 +51,15 @@ final class CredentialNotifications: Sendable {
                     try opened.listen(Self.channel)
                     connection = opened
                     backoffSeconds = 1
-                    // Whatever changed while no one listened.
-                    if lostBefore { reload() }
+                    // Whatever changed while no one listened: before this first LISTEN (the server read
+                    // its credentials at start, and a change committed in between would otherwise wait
+                    // for the periodic re-read) or while the connection was lost.
+                    reload()
                 }
                 // A short wait, so `stop` (every server's shutdown, every test server's) returns at once.
                 if try !connection!.notifications(timeoutSeconds: 0.25).isEmpty { reload() }
             } catch {
                 connection = nil
-                lostBefore = true
                 logger.warning("credential notifications: connection lost; retrying",
                                metadata: ["error": "\(error)", "retry_seconds": "\(backoffSeconds)"])
                 let until = Date().addingTimeInterval(backoffSeconds)
