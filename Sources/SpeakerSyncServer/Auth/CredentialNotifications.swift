@@ -7,9 +7,10 @@ import Synchronization
 /// sharing the database changes one, so a revocation elsewhere takes effect here at once rather than at
 /// the next periodic read (`CredentialService.startRefreshing`, kept as the fallback).
 ///
-/// One thread with one connection of its own, as LISTEN needs a session that stays. A lost connection is
-/// reopened (1 s, 2 s, … up to 30 s apart) and followed by a reload, since notifications sent while it
-/// was gone are lost with it.
+/// One thread with one connection of its own, as LISTEN needs a session that stays. Every LISTEN, the
+/// first included, is followed by a reload: a change committed between the server's start-up read and
+/// the first LISTEN, or while a lost connection was reopened (1 s, 2 s, … up to 30 s apart), sent its
+/// notification to no one.
 final class CredentialNotifications: Sendable {
     static let channel = "speakersync_credentials"
 
