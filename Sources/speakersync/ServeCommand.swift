@@ -28,6 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
         // if the port is taken in between.
         if let problem = ListenPortProbe.problem(host: config.host, port: config.port) { throw CommandFailure(problem) }
         let logger = makeLogger(level: server.logLevel)
+        // Caught from here on: a SIGTERM that came while the server started (an orchestrator stopping it
+        // as soon as it logged "listening") must stop it, not be lost.
+        let termination = TerminationSignals()
         let app = SpeakerSyncApplication(config: config, logger: logger)
         let port = try app.start()
         let (ws, http) = server.isTLS ? ("wss", "https") : ("ws", "http")
@@ -41,54 +44,16 @@ struct ServeCommand: AsyncParsableCommand {
             adminKeyFile: config.access.adminKeyFile ?? AccessConfig.defaultAdminKeyFile(dataDirectory: config.dataDirectory),
             dataDirectory: config.dataDirectory)
         record.write()
-        await waitForTermination()
+        await termination.wait()
         logger.info("shutting down")
         app.shutdown()
         record.remove()
     }
 }
 
-/// Suspends until SIGINT or SIGTERM.
+/// Suspends until SIGINT or SIGTERM (installed now: see `TerminationSignals`).
 func waitForTermination() async {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-        let queue = DispatchQueue(label: "speakersync.signals")
-        let waiter = TerminationWaiter(continuation)
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { waiter.resume() }
-            waiter.keep(source)
-            source.resume()
-        }
-    }
-}
-
-/// Resumes the waiting task once, on the first signal. The signal sources' handlers hold this
-/// object and it holds them, so they live exactly as long as the wait (cancelled on resume).
-final class TerminationWaiter: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private var sources: [any DispatchSourceSignal] = []
-    private let lock = NSLock()
-
-    init(_ continuation: CheckedContinuation<Void, Never>) { self.continuation = continuation }
-
-    func keep(_ source: any DispatchSourceSignal) {
-        lock.lock()
-        sources.append(source)
-        lock.unlock()
-    }
-
-    func resume() {
-        lock.lock()
-        let pending = continuation
-        continuation = nil
-        let retained = sources
-        sources = []
-        lock.unlock()
-        for source in retained { source.cancel() }
-        pending?.resume()
-    }
+    await TerminationSignals().wait()
 }
 
 func makeLogger(level: LogLevelOption, label: String = "speakersync") -> Logger {
