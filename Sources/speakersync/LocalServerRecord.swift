@@ -45,7 +45,7 @@ struct LocalServerRecord: Codable, Equatable {
 
     /// Removed by `serve` as it stops, unless another server has written its own since.
     func remove(at path: String = LocalServerRecord.path) {
-        guard LocalServerRecord.current(at: path)?.pid == pid || Self.read(at: path)?.pid == pid else { return }
+        guard Self.read(at: path)?.pid == pid else { return }
         try? FileManager.default.removeItem(atPath: path)
     }
 

@@ -26,18 +26,8 @@ struct TokenCommand: ParsableCommand {
 
         func call(_ method: String, _ path: String) throws -> [String: Any] {
             let key = try admin.resolve(dataDirectory: dataDirectory, recordedKeyFile: recordedKeyFile)
-            let server = try url.server
-            let response: SimpleHTTPResponse
-            do {
-                response = try SimpleHTTPClient.request(method: method, url: server.http(path), body: [], token: key, caFilePath: tls.caFile)
-            } catch {
-                throw CommandFailure("cannot reach the server at \(server.httpBase): \(error)")
-            }
-            guard (200..<300).contains(response.status) else { throw CommandFailure(refusal: response) }
-            guard let object = response.json() as? [String: Any] else {
-                throw CommandFailure("\(method) \(path): the server's answer is not a JSON object: \(response.text.prefix(200))")
-            }
-            return object
+            let response = try ServerConnection.send(method, path, to: url.server, token: key, caFile: tls.caFile)
+            return try ServerConnection.object(of: response, method: method, route: path)
         }
     }
 
