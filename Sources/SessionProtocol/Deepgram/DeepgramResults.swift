@@ -16,7 +16,7 @@ public struct DeepgramResults: Sendable {
     private let createdAt: String
     private var requestID = ""
     private var durationSeconds = 0.0
-    /// The live transcript: utterance wire id → utterance.
+    /// The utterances still holding a word not sent as final: wire id → utterance.
     private var utterances: [String: WireUtterance] = [:]
     /// Words already sent as final, by `WordKey`.
     private var sent: Set<WordKey> = []
@@ -106,6 +106,9 @@ public struct DeepgramResults: Sendable {
 
     private mutating func finalTexts(_ words: [WireWord], speechFinal: Bool, fromFinalize: Bool) -> [String] {
         for word in words { sent.insert(WordKey(word)) }
+        // An utterance whose every word went out is not kept: each update looks only at what is held,
+        // not at the whole conversation. A later revision of it comes back whole and is filtered then.
+        utterances = utterances.filter { !$0.value.words.allSatisfy { sent.contains(WordKey($0)) } }
         if let last = words.last, last.startSeconds > sentBeforeSeconds {
             sentBeforeSeconds = last.startSeconds
             let horizon = Int64((sentBeforeSeconds - 60) * 1000)
