@@ -41,4 +41,7 @@ public enum CloseCode {
     /// not be served now (its conversation could not be created or loaded in time because
     /// PostgreSQL is unavailable). Nothing was started or acknowledged; retry with backoff.
     public static let tryAgainLater: UInt16 = 4013
+    /// Application code: the conversation was resumed on another connection (`resumed_elsewhere`).
+    /// Do not reconnect this connection's session: the other one carries the conversation on.
+    public static let resumedElsewhere: UInt16 = 4009
 }

@@ -69,6 +69,14 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
     /// `store_audio` is not honoured (any more): the device's stored-audio quota is used up, or the
     /// server's disk is nearly full. The session goes on; its words are stored, its audio is not.
     case audioNotStored = "audio_not_stored"
+    /// The conversation was resumed on another connection (this server's or another's behind a load
+    /// balancer): this session stored what it had, or, if it had already lost the conversation (cut
+    /// off from PostgreSQL or paused past its lease), stores nothing more. Close 4009. The other
+    /// connection goes on; words this one did not see acknowledged are the other's to send.
+    case resumedElsewhere = "resumed_elsewhere"
+    /// The start resumes a conversation that another server is still running and did not hand over
+    /// within the start's wait. Nothing was started or acknowledged; retry (close 4013).
+    case conversationBusy = "conversation_busy"
 
     /// What the session does after sending this error.
     ///
@@ -92,6 +100,10 @@ public enum ProtocolErrorCode: String, CaseIterable, Hashable, Sendable {
             return rejectingStart ? .closes(CloseCode.tryAgainLater) : .continues
         case .storageRejected:
             return .closes(CloseCode.internalError)
+        case .resumedElsewhere:
+            return .closes(CloseCode.resumedElsewhere)
+        case .conversationBusy:
+            return .closes(CloseCode.tryAgainLater)
         case .serverStopping:
             return .closes(CloseCode.goingAway)
         case .slowReader:

@@ -53,7 +53,8 @@ public enum FailureClassification: Sendable, Equatable {
 
     /// A close code (nil: no close frame, i.e. 1006 or a connection that never opened).
     /// Terminal: 1003 unsupported audio, 1007 invalid start, 1008 policy (unknown provider, another
-    /// device), 1009 frame too large, 4001 provider unavailable, 4003 credential revoked. Every other
+    /// device), 1009 frame too large, 4001 provider unavailable, 4003 credential revoked, 4009 resumed
+    /// on another connection. Every other
     /// code is retried: 1001 going away, 1011 server error, 1012 restart, 1013 and 4013 try again
     /// later, 4000 idle, 4008 slow reader, 4029 too many sessions, and codes this kit does not know.
     public static func forCloseCode(_ code: UInt16?) -> FailureClassification {
@@ -66,12 +67,14 @@ public enum FailureClassification: Sendable, Equatable {
     static let terminalErrorCodes: Set<String> = [
         "unknown_provider", "provider_unavailable", "asr_unavailable", "device_mismatch", "conversation_not_found",
         "credential_revoked", "storage_rejected", "missing_field", "frame_too_large",
+        // Another connection carries the conversation on: reconnecting would take it back from it.
+        "resumed_elsewhere",
     ]
 
     static let retryableErrorCodes: Set<String> = [
         "idle_timeout", "provider_failed", "internal_error", "too_many_sessions", "storage_unavailable",
-        "server_stopping", "slow_reader", "rate_limited",
+        "server_stopping", "slow_reader", "rate_limited", "conversation_busy",
     ]
 
-    static let terminalCloseCodes: Set<UInt16> = [1003, 1007, 1008, 1009, 4001, 4003]
+    static let terminalCloseCodes: Set<UInt16> = [1003, 1007, 1008, 1009, 4001, 4003, 4009]
 }

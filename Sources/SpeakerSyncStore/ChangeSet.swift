@@ -27,9 +27,12 @@ struct ChangeSet {
     /// encoding thread, while the previous drain is still being committed).
     private(set) var wordCopyData: [UInt8] = []
     private(set) var wordUpsertCount = 0
+    /// The fencing epochs the steps carry, with how many steps carried each (`WriteFencing.swift`).
+    private(set) var fences: [FencedConversation: Int] = [:]
 
     init(_ steps: [(conversationID: String, step: PersistStep)]) {
         for (id, step) in steps {
+            if let fence = step.fence { fences[FencedConversation(conversationID: id, fence: fence), default: 0] += 1 }
             if let state = step.conversation {
                 if conversations.updateValue(state, forKey: id) == nil { conversationOrder.append(id) }
             }
@@ -74,6 +77,7 @@ struct ChangeSet {
     }
 
     func write(to connection: PGConnection) throws {
+        try checkFences(on: connection)
         try writeConversations(connection)
         try writeSpeakers(connection)
         try writeWords(connection)
@@ -81,6 +85,7 @@ struct ChangeSet {
         try writeProfiles(connection)
         try writeLabellings(connection)
         try writeAudio(connection)
+        try recordFencedWrites(on: connection)
     }
 
     /// A chunk written again (a step retried) replaces itself.

@@ -2,8 +2,7 @@ import Foundation
 import Logging
 import PostgresClient
 
-/// This server's claim to the conversations it runs, so that a server starting up marks as
-/// interrupted only those a server that died left `active`.
+/// This server's place in the fleet: a number, an advisory lock, and a lease with an expiry.
 ///
 /// Advisory locks belong to one database, like the sequence and the conversations: servers on other
 /// databases of the same cluster neither see nor disturb each other.
@@ -13,25 +12,59 @@ import PostgresClient
 /// the number into their conversations (`server_instance`). A server that dies loses the lock with
 /// its connection. `sweepOrphans` then marks interrupted every active conversation whose server holds
 /// no lock, which is correct with several servers on one database and after a crash of any of them.
-/// If the lease connection breaks while the server runs (PostgreSQL restarted), a starting server may
-/// sweep this one's active conversations; its sessions write `active` again with their next step
-/// (at most 5 s of audio later), and `renew` takes the lock back.
-public final class ServerLease: @unchecked Sendable {
+///
+/// The lock alone cannot tell a paused or partitioned server from a live one (its connection stays
+/// open), so the server also holds a lease in `fleet_servers` (migration 0010) that it renews every
+/// quarter of `leaseSeconds`. Expiry is judged by PostgreSQL's clock, the one clock every server
+/// shares. A server is live for the fleet while it holds both; a conversation whose server is not
+/// live may be claimed by another (`ConversationLeases`). The server judges its own lease by its
+/// monotonic clock from the moment it *sent* its last successful renewal, which is never later than
+/// PostgreSQL's view of it, so it gives its sessions up no later than the fleet may take them.
+public final class ServerLease: @unchecked Sendable { // `connection` and `lastRenewal` are used only under `lock`
     /// 'SSYC' in ASCII: the advisory lock class of SpeakerSync servers.
     public static let lockClass: Int32 = 1_397_965_635
     public let instance: Int
+    public let leaseSeconds: Double
     private let connectionString: String
+    private let address: String
+    private let version: String
     private let logger: Logger
     private let lock = NSLock()
     private var connection: PGConnection?
+    private var lastRenewal: ContinuousClock.Instant
+    private var stopping = false
+    private var peerCount = 0
 
-    public init(connectionString: String, logger: Logger) throws {
+    /// SQL that is true when the server named by the expression `column` is live for the fleet: its
+    /// lease unexpired and its advisory lock held (used inline by `ConversationLeases`).
+    public static func isLive(_ column: String) -> String {
+        """
+        (EXISTS (SELECT 1 FROM fleet_servers fs WHERE fs.server_instance = \(column) AND fs.lease_expires_at > now())
+         AND EXISTS (SELECT 1 FROM pg_locks pl
+                     WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
+                       AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                       AND pl.classid = \(lockClass)::oid AND pl.objid = \(column)::oid))
+        """
+    }
+
+    public init(connectionString: String, leaseSeconds: Double = 10, address: String = "", version: String = "", logger: Logger) throws {
         self.connectionString = connectionString
+        self.leaseSeconds = leaseSeconds
+        self.address = address
+        self.version = version
         self.logger = logger
-        let connection = try PGConnection(connectionString: connectionString)
+        let connection = try PGConnection(connectionString: connectionString, config: Self.connectionConfig(leaseSeconds))
         instance = try connection.query("SELECT nextval('server_instances')::int AS instance").rows[0].decode(Int.self, column: "instance")
         try connection.execute("SELECT pg_advisory_lock($1, $2)", [Self.lockClass, Int32(instance)])
+        lastRenewal = .now
         self.connection = connection
+        try withConnection { try self.writeLease($0) }
+    }
+
+    /// A renewal that hangs (a partition drops packets, so TCP waits for minutes) must not outlast the
+    /// lease it renews.
+    private static func connectionConfig(_ leaseSeconds: Double) -> PGConnectionConfig {
+        PGConnectionConfig(connectTimeoutSeconds: max(2, Int(leaseSeconds / 3)), queryTimeoutSeconds: max(1, leaseSeconds / 3))
     }
 
     /// Marks interrupted the active conversations whose server is gone; returns how many.
@@ -51,13 +84,69 @@ public final class ServerLease: @unchecked Sendable {
         }
     }
 
-    /// Reconnects and takes the lock again if the lease connection was lost. Cheap when it was not.
-    public func renew() {
+    /// Renews the lease (reconnecting and taking the lock again if the connection was lost). Cheap.
+    /// Returns whether the renewal was written.
+    @discardableResult
+    public func renew() -> Bool {
         do {
-            try withConnection { connection in try connection.execute("SELECT 1") }
+            try withConnection { try self.writeLease($0) }
+            return true
         } catch {
-            logger.warning("server lease connection lost; retrying later", metadata: ["error": "\(error)"])
+            logger.warning("server lease not renewed; retrying", metadata: ["error": "\(error)"])
+            return false
         }
+    }
+
+    /// Seconds left of the lease as this server must assume it (counted from when its last successful
+    /// renewal was sent); 0 or less: lapsed, the fleet may have taken its conversations.
+    public var remainingSeconds: Double {
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = (ContinuousClock.now - lastRenewal).components
+        return leaseSeconds - (Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18)
+    }
+
+    /// Other live servers (not stopping) on the database when the lease was last renewed. A server
+    /// that was alone gains nothing from giving its sessions up when its lease lapses (no one is
+    /// there to take them: PostgreSQL itself is most likely down), so it rides the outage out
+    /// instead, as a single server always has; the fence keeps that safe if someone appears.
+    public var peersAtLastRenewal: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peerCount
+    }
+
+    /// Draining: the fleet stops sending it new work (it stays live until it ends its lease).
+    public func markStopping() {
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        renew()
+    }
+
+    /// Ends the lease at an orderly stop, so the fleet need not wait for it to expire.
+    public func end() {
+        _ = try? withConnection { connection in
+            try connection.execute("DELETE FROM fleet_servers WHERE server_instance = $1", [instance])
+        }
+    }
+
+    /// Under `lock`. Also counts the other live servers, for `peersAtLastRenewal`.
+    private func writeLease(_ connection: PGConnection) throws {
+        let sent = ContinuousClock.now
+        let peers = try connection.query("""
+            WITH renewed AS (
+                INSERT INTO fleet_servers AS s (server_instance, address, version, lease_expires_at, stopping)
+                VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5)
+                ON CONFLICT (server_instance) DO UPDATE
+                  SET heartbeat_at = now(), lease_expires_at = excluded.lease_expires_at, stopping = excluded.stopping
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM renewed)::int AS renewed,
+                   (SELECT count(*) FROM fleet_servers
+                    WHERE server_instance <> $1 AND lease_expires_at > now() AND NOT stopping)::int AS peers
+            """, [instance, address, version, leaseSeconds, stopping]).rows[0].decode(Int.self, column: "peers")
+        lastRenewal = sent
+        peerCount = peers
     }
 
     private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
@@ -66,14 +155,14 @@ public final class ServerLease: @unchecked Sendable {
         if let connection, connection.isConnected {
             do {
                 return try body(connection)
-            } catch let error as PGError where error.code == .connectionFailed {
+            } catch let error as PGError where error.code == .connectionFailed || error.code == .timedOut {
                 self.connection = nil
             }
         }
-        let fresh = try PGConnection(connectionString: connectionString)
+        let fresh = try PGConnection(connectionString: connectionString, config: Self.connectionConfig(leaseSeconds))
         try fresh.execute("SELECT pg_advisory_lock($1, $2)", [Self.lockClass, Int32(instance)])
         connection = fresh
-        logger.info("server lease taken again", metadata: ["server_instance": "\(instance)"])
+        logger.info("server lease connection taken again", metadata: ["server_instance": "\(instance)"])
         return try body(fresh)
     }
 }

@@ -11,6 +11,10 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         /// PostgreSQL refused a step for its content (a data exception or an integrity violation):
         /// retrying cannot help. `refusedTarget` says what was refused.
         case rejected = "rejected"
+        /// The step's fencing epoch is no longer its conversation's: another session (on this server
+        /// or another) claimed the conversation since. Nothing of the step was written, and retrying
+        /// cannot help: the step's session no longer owns the conversation.
+        case fenced = "fenced"
     }
     public var code: Code
     public var message: String

@@ -55,6 +55,10 @@ public struct PersistStep: Sendable {
     public var labellings: [LabellingRecord] = []
     /// Audio to keep (`store_audio`), compressed by the writer.
     public var audioChunks: [AudioChunkRecord] = []
+    /// The epoch of the session's claim on its conversation (`ConversationLeases`): the step is
+    /// committed only while the conversation's lease still has it. nil: not fenced (stores without
+    /// leases, tests of the writer).
+    public var fence: WriteFence?
 
     public init() {}
 
@@ -62,6 +66,18 @@ public struct PersistStep: Sendable {
         conversation == nil && changedWords.isEmpty && removedWords.isEmpty && upsertedTurns.isEmpty
             && removedTurns.isEmpty && speakers.isEmpty && keyLabels.isEmpty && speakerProfiles.isEmpty && !conversationEnded
             && labellings.isEmpty && audioChunks.isEmpty
+    }
+}
+
+/// A session's claim on its conversation, carried by each of its writes (a fencing token).
+public struct WriteFence: Sendable, Hashable {
+    public var epoch: Int64
+    /// The server that claimed it (recorded with the write in `conversation_writes`).
+    public var serverInstance: Int
+
+    public init(epoch: Int64, serverInstance: Int) {
+        self.epoch = epoch
+        self.serverInstance = serverInstance
     }
 }
 

@@ -173,6 +173,14 @@ final class StoreWriterShard: @unchecked Sendable {
                     try write(changes)
                     committed = true
                     break
+                } catch let fenced as StaleFences {
+                    // Their sessions lost the conversation: refused for good, and the rest written at once.
+                    drain = refuseStale(drain, fenced)
+                    changes = ChangeSet(drain.map { ($0.conversationID, $0.step) })
+                    if drain.isEmpty {
+                        committed = true
+                        break
+                    }
                 } catch where Self.isDataError(error) && !drain.isEmpty {
                     // Retrying cannot help a step PostgreSQL refuses for its content; write the steps
                     // one by one so only the offending one is rejected (reported as such). Steps a
@@ -260,11 +268,29 @@ final class StoreWriterShard: @unchecked Sendable {
             } catch where Self.isDataError(error) {
                 logger.error("store rejected a step", metadata: ["conversation": "\(item.conversationID)", "error": "\(error)"])
                 item.completion(.failure(Self.rejection(error)))
+            } catch let fenced as StaleFences {
+                _ = refuseStale([item], fenced)
             } catch {
                 return (committed, Array(drain[position...]), error)
             }
         }
         return (committed, [], nil)
+    }
+
+    /// Refuses the steps of `drain` whose epoch is stale (`StoreError.fenced`); returns the others, in order.
+    private func refuseStale(_ drain: [Pending], _ fenced: StaleFences) -> [Pending] {
+        var kept: [Pending] = []
+        for item in drain {
+            if let fence = item.step.fence, fenced.stale.contains(FencedConversation(conversationID: item.conversationID, fence: fence)) {
+                item.completion(.failure(StoreError(code: .fenced,
+                    message: "conversation \(item.conversationID) was claimed by another session since epoch \(fence.epoch); nothing of the step was written")))
+            } else {
+                kept.append(item)
+            }
+        }
+        logger.warning("store refused steps of sessions that lost their conversation", metadata: [
+            "conversations": "\(fenced.stale.map(\.conversationID).sorted())", "steps": "\(drain.count - kept.count)"])
+        return kept
     }
 
     private func reconnectIfNeeded() {

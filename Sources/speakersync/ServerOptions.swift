@@ -93,6 +93,9 @@ struct ServerOptions: ParsableArguments {
     @Option(name: .customLong("max-conversation-words"), help: "Words one conversation may hold; beyond, words messages are refused (too_many_words). 0: no limit.")
     var maxConversationWords: Int = SessionLimits.default.maxConversationWords
 
+    @Option(name: .customLong("lease-seconds"), help: "Fleet lease: a server that cannot renew its lease in PostgreSQL for this long gives up its sessions (1001, resumable) and other servers may take their conversations over. Renewed every quarter of it.")
+    var leaseSeconds: Double = FleetConfig.default.leaseSeconds
+
     @Option(name: .customLong("max-body-bytes"), help: "Largest HTTP request body, e.g. an enrolment WAV (413 body_too_large beyond).")
     var maxBodyBytes: Int = ServerConfig.default.maxHTTPBodyBytes
 
@@ -139,8 +142,8 @@ struct ServerOptions: ParsableArguments {
         guard maxConnections > 0, maxConnectionsPerDevice > 0, maxSessionsPerDevice > 0, maxBodyBytes > 0,
               requestsPerSecond >= 0, handshakeTimeoutSeconds > 0, audioRetentionDays >= 0, audioQuotaHours >= 0,
               minimumFreeDiskMebibytes >= 0, maxConversationWords >= 0, maxJobsPerDevice > 0, maxTestRecordingsPerDevice > 0,
-              maxConnectionsPerAddress >= 0, maxRequestsInFlight >= 0 else {
-            throw ValidationError("limits must be positive (--requests-per-second, --max-connections-per-address and --max-requests-in-flight may be 0 for none)")
+              maxConnectionsPerAddress >= 0, maxRequestsInFlight >= 0, leaseSeconds >= 1, leaseSeconds.isFinite else {
+            throw ValidationError("limits must be positive (--lease-seconds at least 1; --requests-per-second, --max-connections-per-address and --max-requests-in-flight may be 0 for none)")
         }
         config.access.mode = auth
         config.access.adminKeyFile = adminKeyFile
@@ -154,6 +157,7 @@ struct ServerOptions: ParsableArguments {
         config.maxRequestsInFlightPerCredential = maxRequestsInFlight
         config.jobShares = JobShareConfig(rediarizationsPerDevice: maxJobsPerDevice, testRecordingsPerDevice: maxTestRecordingsPerDevice)
         config.maxHTTPBodyBytes = maxBodyBytes
+        config.fleet.leaseSeconds = leaseSeconds
         config.audioRetentionDays = audioRetentionDays
         config.sessionLimits.storedAudioQuotaSecondsPerDevice = audioQuotaHours * 3600
         config.sessionLimits.minimumFreeDiskBytes = minimumFreeDiskMebibytes << 20

@@ -31,21 +31,21 @@ import Testing
         for code: UInt16? in [nil, 1000, 1001, 1002, 1006, 1011, 1012, 1013, 4000, 4008, 4013, 4029, 4999] {
             #expect(Self.classify(close: code) == Self.retry, "\(String(describing: code))")
         }
-        for code: UInt16 in [1003, 1007, 1008, 1009, 4001, 4003] {
+        for code: UInt16 in [1003, 1007, 1008, 1009, 4001, 4003, 4009] {
             #expect(Self.classify(close: code) == .terminal, "\(code)")
         }
     }
 
     @Test func fatalErrorCodes() {
         let terminal = ["unknown_provider", "provider_unavailable", "asr_unavailable", "device_mismatch", "conversation_not_found",
-                        "credential_revoked", "storage_rejected", "missing_field", "frame_too_large",
+                        "credential_revoked", "storage_rejected", "missing_field", "frame_too_large", "resumed_elsewhere",
                         "invalid_field", "invalid_options", "invalid_conversation_id", "invalid_text", "invalid_anything_new",
                         "unsupported_encoding", "unsupported_sample_rate"]
         for code in terminal {
             #expect(FailureClassification.forErrorCode(code) == .terminal, "\(code)")
         }
         let retryable = ["idle_timeout", "provider_failed", "internal_error", "too_many_sessions", "storage_unavailable",
-                         "server_stopping", "slow_reader", "rate_limited"]
+                         "server_stopping", "slow_reader", "rate_limited", "conversation_busy"]
         for code in retryable {
             #expect(FailureClassification.forErrorCode(code) == Self.retry, "\(code)")
         }

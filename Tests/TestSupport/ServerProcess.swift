@@ -87,6 +87,12 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         process.waitUntilExit()
     }
 
+    /// SIGSTOP: the process stops as a VM pause or a long GC stall would, its sockets left open.
+    public func pause() { Glibc.kill(process.processIdentifier, SIGSTOP) }
+
+    /// SIGCONT after `pause`.
+    public func resume() { Glibc.kill(process.processIdentifier, SIGCONT) }
+
     /// SIGTERM, then waits for the process to exit: the orderly stop an operator or an orchestrator
     /// asks for. Returns the exit status.
     @discardableResult

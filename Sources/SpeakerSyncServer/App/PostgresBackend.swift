@@ -18,6 +18,8 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     let lease: ServerLease
     /// Background jobs (re-diarizations, test recordings), on a connection of their own.
     let jobs: JobQueue
+    /// Which server runs each conversation, with fencing epochs (the fleet's registry of sessions).
+    let leases: ConversationLeases
     private let leaseTimer: any DispatchSourceTimer
     /// Deletes stored audio past the retention period, hourly; nil when audio is kept forever.
     private let retentionTimer: (any DispatchSourceTimer)?
@@ -27,7 +29,8 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     /// `storeObserver` hears of the writer's commits (the server's metrics).
     /// `audioRetentionDays`: stored audio older than this is deleted (0: kept until its conversation is).
     init(connectionString: String, schemaDirectory: URL, storeObserver: (any StoreWriterObserver)? = nil,
-         audioRetentionDays: Double = 0, logger: Logger) throws {
+         audioRetentionDays: Double = 0, fleet: FleetConfig = .default, address: String = "", version: String = "",
+         logger: Logger) throws {
         do {
             let connection = try PGConnection(connectionString: connectionString)
             DatabaseRoleCheck.warnIfPrivileged(connection, logger: logger)
@@ -36,7 +39,9 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             repository = try ConversationRepository(connectionString: connectionString, logger: logger)
             startReader = try ConversationRepository(connectionString: connectionString, poolSize: SessionEnvironment.sharedStartReads.threadCount,
                                                      primed: false, logger: logger)
-            lease = try ServerLease(connectionString: connectionString, logger: logger)
+            lease = try ServerLease(connectionString: connectionString, leaseSeconds: fleet.leaseSeconds, address: address,
+                                    version: version, logger: logger)
+            leases = try ConversationLeases(connectionString: connectionString, serverInstance: lease.instance, logger: logger)
             let orphans = try lease.sweepOrphans()
             if orphans > 0 {
                 logger.warning("conversations left active by a server that stopped are now interrupted", metadata: ["count": "\(orphans)"])
@@ -48,7 +53,9 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
             throw ServerError(code: .databaseUnavailable, message: error.message)
         }
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "speakersync.server-lease"))
-        timer.schedule(deadline: .now() + 30, repeating: 30, leeway: .seconds(5))
+        // Four renewals per lease: one lost statement never lapses it.
+        let renewSeconds = max(0.25, fleet.leaseSeconds / 4)
+        timer.schedule(deadline: .now() + renewSeconds, repeating: renewSeconds, leeway: .milliseconds(Int(renewSeconds * 100)))
         timer.setEventHandler { [lease] in lease.renew() }
         timer.resume()
         leaseTimer = timer
@@ -71,9 +78,28 @@ final class PostgresBackend: SessionStore, ConversationReader, VoiceDirectory, D
     }
 
     func shutdown() {
-        leaseTimer.cancel()
         retentionTimer?.cancel()
         writer.shutdown()
+        // After the last write: the fleet may claim this server's conversations at once.
+        leaseTimer.cancel()
+        lease.end()
+    }
+
+    // MARK: Fleet (SessionStore)
+
+    func claimConversation(_ conversationID: String, deviceID: String) throws -> FleetClaim {
+        switch try leases.claim(conversationID: conversationID, deviceID: deviceID) {
+        case .acquired(let epoch): .fenced(WriteFence(epoch: epoch, serverInstance: lease.instance))
+        case .held(let holder): .held(serverInstance: holder)
+        }
+    }
+
+    func requestHandover(conversationID: String, holder: Int) throws {
+        try leases.requestHandover(conversationID: conversationID, from: holder)
+    }
+
+    func releaseConversation(_ conversationID: String, fence: WriteFence) throws {
+        try leases.release(conversationID: conversationID, epoch: fence.epoch)
     }
 
     // MARK: SessionStore

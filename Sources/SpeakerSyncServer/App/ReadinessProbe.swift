@@ -15,6 +15,9 @@ final class ReadinessProbe: @unchecked Sendable { // `timer` is made in init, th
         /// "ok", "unavailable", or "unknown" before the first check.
         var database: String
         var draining: Bool
+        /// This server's fleet lease lapsed (it could not renew it in time): its sessions were given
+        /// up, and it takes none until it renews.
+        var leaseLapsed = false
     }
 
     /// A success older than this no longer counts (the check itself is stuck or failing).
@@ -26,6 +29,7 @@ final class ReadinessProbe: @unchecked Sendable { // `timer` is made in init, th
         var lastSuccess: ContinuousClock.Instant?
         var lastFailure: ContinuousClock.Instant?
         var draining = false
+        var leaseLapsed = false
     }
 
     private let connectionString: String
@@ -56,12 +60,16 @@ final class ReadinessProbe: @unchecked Sendable { // `timer` is made in init, th
     /// The server is stopping: not ready from now on, so a load balancer sends nothing new here.
     func setDraining() { state.withLock { $0.draining = true } }
 
+    /// The fleet lease lapsed (true) or was renewed again (false).
+    func setLeaseLapsed(_ lapsed: Bool) { state.withLock { $0.leaseLapsed = lapsed } }
+
     var status: Status {
         state.withLock { state in
             let fresh = state.lastSuccess.map { (ContinuousClock.now - $0).seconds < Self.freshSeconds } ?? false
             let failedSince = state.lastFailure.map { failure in state.lastSuccess.map { failure > $0 } ?? true } ?? false
             let database = state.lastSuccess == nil && state.lastFailure == nil ? "unknown" : (fresh && !failedSince ? "ok" : "unavailable")
-            return Status(ready: database == "ok" && !state.draining, database: database, draining: state.draining)
+            return Status(ready: database == "ok" && !state.draining && !state.leaseLapsed, database: database, draining: state.draining,
+                          leaseLapsed: state.leaseLapsed)
         }
     }
 

@@ -37,6 +37,8 @@ public struct ServerConfig: Sendable {
     /// (`WebSocketServerConfig`; 0: no cap).
     public var maxConnectionsPerAddress: Int = WebSocketServerConfig.default.maxConnectionsPerAddress
     public var maxRequestsInFlightPerCredential: Int = WebSocketServerConfig.default.maxRequestsInFlightPerCredential
+    /// Leases and the fleet's session registry (several servers on one database).
+    public var fleet: FleetConfig = .default
     /// What one device may hold of the re-diarization and test-recording pools.
     public var jobShares: JobShareConfig = .default
     /// Seconds a new connection has to send a complete request: idle unauthenticated sockets end then.

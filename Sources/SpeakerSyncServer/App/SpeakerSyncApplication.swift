@@ -29,6 +29,7 @@ public final class SpeakerSyncApplication: Sendable {
         var credentials: CredentialService
         var readiness: ReadinessProbe
         var jobs: BackgroundJobs
+        var fleet: FleetCoordinator
         var port: Int
         var connectionString: String
     }
@@ -75,7 +76,8 @@ public final class SpeakerSyncApplication: Sendable {
             let metrics = ServerMetrics()
             let storeMetrics = StoreMetrics(metrics: metrics)
             let backend = try PostgresBackend(connectionString: connectionString, schemaDirectory: schema, storeObserver: storeMetrics,
-                                              audioRetentionDays: config.audioRetentionDays, logger: logger)
+                                              audioRetentionDays: config.audioRetentionDays, fleet: config.fleet,
+                                              address: "\(config.host):\(config.port)", version: Self.version, logger: logger)
             storeMetrics.watchQueue(of: backend.writer)
             let pluginsDirectory = ResourceLocator.pluginsDirectory(config.pluginsDirectory)
             // Read (and so checked) here, at start. Workers never read it: each is sent its own sections.
@@ -120,6 +122,7 @@ public final class SpeakerSyncApplication: Sendable {
             services.isolation = config.providerIsolation.mode.rawValue
             services.credentials = credentials
             services.sessions = manager
+            services.fleetSessions = backend
             services.testRecordings = testRecordings
             services.devices = backend
             services.labellings = backend
@@ -148,7 +151,7 @@ public final class SpeakerSyncApplication: Sendable {
                 transport: server, store: backend, providers: plugins, claims: ConversationClaims(),
                 merge: config.merge, protocolConfig: sessionConfig, serverVersion: Self.version,
                 serverInstance: backend.lease.instance, logger: logger, access: gate, metrics: metrics,
-                limits: config.sessionLimits,
+                limits: Self.sessionLimits(config),
                 recognizers: config.speechRecognizer.map { RecognizerPool(config: $0, maximum: config.maxSpeechDecoders, logger: logger) },
                 dataDirectory: config.databaseURL == nil ? config.dataDirectory : nil
             ))
@@ -156,12 +159,14 @@ public final class SpeakerSyncApplication: Sendable {
             credentials.startRefreshing(every: config.access.refreshSeconds)
             credentials.startListening(connectionString: connectionString)
             let port = try server.start()
+            let fleet = FleetCoordinator(lease: backend.lease, leases: backend.leases, config: config.fleet, connectionString: connectionString,
+                                         sessions: manager, readiness: readiness, logger: logger)
             testRecordings.bind(manager)
             rediarization.startRunning()
             state.withLock {
                 $0 = Running(cluster: cluster, backend: backend, server: server, sessions: manager, providers: plugins,
                              credentials: credentials, readiness: readiness,
-                             jobs: BackgroundJobs(rediarization: rediarization, testRecordings: testRecordings), port: port,
+                             jobs: BackgroundJobs(rediarization: rediarization, testRecordings: testRecordings), fleet: fleet, port: port,
                              connectionString: connectionString)
             }
             logger.info("providers", metadata: [
@@ -177,6 +182,17 @@ public final class SpeakerSyncApplication: Sendable {
     }
 
     public var port: Int? { state.withLock { $0?.port } }
+
+    /// A resume that finds its conversation live on another server waits for the handover, or for
+    /// that server's lease to lapse: the start's wait covers a whole lease.
+    static func sessionLimits(_ config: ServerConfig) -> SessionLimits {
+        var limits = config.sessionLimits
+        limits.startStorageWaitSeconds = max(limits.startStorageWaitSeconds, config.fleet.leaseSeconds + 2)
+        return limits
+    }
+
+    /// This server's number in the fleet (`server_instances`); nil when it is not running.
+    public var serverInstance: Int? { state.withLock { $0?.backend.lease.instance } }
 
     /// The embedded cluster's owner (this process) or its client; nil with a DATABASE_URL.
     public var embeddedClusterRole: EmbeddedPostgresCluster.Role? { state.withLock { $0?.cluster?.role } }
@@ -243,7 +259,10 @@ public final class SpeakerSyncApplication: Sendable {
             body()
             logger.info("shutdown: \(name)", metadata: ["seconds": "\(String(format: "%.2f", (ContinuousClock.now - started).seconds))"])
         }
-        step("draining") { running.readiness.setDraining() }
+        step("draining") {
+            running.readiness.setDraining()
+            running.backend.lease.markStopping()
+        }
         // Before sessions and providers stop: a job would otherwise see its provider or its in-process
         // session end and record that as a failure (BackgroundJobs.shutdown re-queues or fails it).
         step("background jobs stopped") { running.jobs.shutdown() }
@@ -255,6 +274,7 @@ public final class SpeakerSyncApplication: Sendable {
         }
         step("listener closed") { running.server.shutdown() }
         step("store drained") {
+            running.fleet.stop()
             running.credentials.stop()
             running.readiness.stop()
             running.backend.shutdown()

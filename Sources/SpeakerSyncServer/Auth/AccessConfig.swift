@@ -28,7 +28,7 @@ public struct AccessConfig: Sendable {
     public var requestBurst: Double = 60
     /// How often the credentials are read again from PostgreSQL anyway. Changes made by another server
     /// sharing the database (revocations included) normally arrive at once through NOTIFY
-    /// (`CredentialNotifications`); this bounds how long one missed while the listener reconnected lasts.
+    /// (`ChannelListener` on `speakersync_credentials`); this bounds how long one missed while the listener reconnected lasts.
     public var refreshSeconds: Double = 5
 
     /// The limits start at their defaults; set them on the value.

@@ -15,7 +15,7 @@ final class CredentialService: @unchecked Sendable {
     private let onRevoked = Mutex<(@Sendable (Set<Principal>) -> Void)?>(nil)
     private let lock = NSLock()
     private var timer: (any DispatchSourceTimer)?
-    private var listener: CredentialNotifications?
+    private var listener: ChannelListener?
     /// Serialises every read-then-install of the book with every change: a refresh that read the
     /// database just before a token was inserted must not install its stale set afterwards (the new
     /// token would vanish for a refresh period and its first session be closed as revoked).
@@ -61,9 +61,11 @@ final class CredentialService: @unchecked Sendable {
     }
 
     /// Reloads whenever a credential changes in the database (another server's revocation included),
-    /// told by PostgreSQL's NOTIFY (`CredentialNotifications`); the periodic refresh stays as the fallback.
+    /// told by PostgreSQL's NOTIFY on `speakersync_credentials` (schema/0009); the periodic refresh
+    /// stays as the fallback.
     func startListening(connectionString: String) {
-        let listener = CredentialNotifications(connectionString: connectionString, logger: logger) { [weak self] in
+        let listener = ChannelListener(channel: "speakersync_credentials", connectionString: connectionString, logger: logger) { [weak self] _ in
+            // On every notification and after every LISTEN (what was missed meanwhile).
             do { try self?.refresh() } catch {
                 self?.logger.warning("cannot read credentials; keeping the last ones", metadata: ["error": "\(error)"])
             }

@@ -16,6 +16,8 @@ struct APIServices: Sendable {
     var credentials: CredentialService? = nil
     /// The running sessions, for the console.
     var sessions: SessionManager? = nil
+    /// The sessions other servers of the fleet run (nil: this server is alone, in memory).
+    var fleetSessions: (any FleetSessionDirectory)? = nil
     var testRecordings: TestRecordingService? = nil
     /// Device settings and speaker corrections.
     var devices: (any DeviceDirectory)? = nil

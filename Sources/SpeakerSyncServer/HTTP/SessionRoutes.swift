@@ -12,12 +12,13 @@ import WebSocketTransport
 /// session that may be busy.
 struct SessionRoutes {
     let sessions: SessionManager?
+    let fleet: (any FleetSessionDirectory)?
     let devices: (any DeviceDirectory)?
     /// Where PostgreSQL is asked when the session is gone: never the session's own queue.
     let workers: DispatchQueue
 
     static func register(in table: inout RouteTable, services: APIServices) {
-        let routes = SessionRoutes(sessions: services.sessions, devices: services.devices,
+        let routes = SessionRoutes(sessions: services.sessions, fleet: services.fleetSessions, devices: services.devices,
                                    workers: DispatchQueue(label: "speakersync.http.speakers", attributes: .concurrent))
         table.addAnsweringLater(.get, "/v1/sessions", name: "live_sessions", access: .credential) { context, reply in
             routes.list(as: try context.principal, reply: reply)
@@ -31,22 +32,58 @@ struct SessionRoutes {
         }
     }
 
-    /// GET /v1/sessions
+    /// GET /v1/sessions: this server's sessions from memory, then those the rest of the fleet
+    /// published (each with its `server_instance`; their figures are at most a few seconds old).
     func list(as principal: Principal, reply: @escaping RouteReply) {
-        guard let sessions else { return reply(.success(APIHandler.json(["sessions": [Any]()]))) }
-        sessions.liveSessions(visibleTo: principal) { live in
-            reply(.success(APIHandler.json(["sessions": live.map { $0.jsonObject() }])))
+        let remote = { @Sendable (local: [LiveSessionSnapshot]) in
+            workers.async {
+                reply(Result {
+                    let others = try fleet?.remoteSessions(deviceID: principal.deviceID, conversationID: nil) ?? []
+                    let instance = fleet?.serverInstance
+                    let here = local.map { snapshot in
+                        var object = snapshot.jsonObject()
+                        if let instance { object["server_instance"] = instance }
+                        return object
+                    }
+                    return APIHandler.json(["sessions": here + others.map(Self.object)])
+                }.mapError { error in
+                    APIError(status: 503, code: "storage_unavailable", message: "the fleet's sessions could not be read: retry") as any Error
+                })
+            }
+        }
+        guard let sessions else { return remote([]) }
+        sessions.liveSessions(visibleTo: principal) { live in remote(live) }
+    }
+
+    /// GET /v1/sessions/{conversation_id}: with its transcript when it runs here; figures only when
+    /// another server runs it (its transcript so far is at `GET /v1/conversations/{id}`).
+    func one(conversationID: String, as principal: Principal, reply: @escaping RouteReply) {
+        let notFound = APIError(status: 404, code: "session_not_found", message: "no session of conversation '\(conversationID)' is running")
+        let remote = { @Sendable in
+            workers.async {
+                reply(Result {
+                    guard let found = try fleet?.remoteSessions(deviceID: principal.deviceID, conversationID: conversationID).first else {
+                        throw notFound
+                    }
+                    return APIHandler.json(Self.object(found))
+                })
+            }
+        }
+        guard let sessions else { return remote() }
+        sessions.liveSession(conversationID: conversationID, visibleTo: principal) { snapshot in
+            guard let snapshot else { return remote() }
+            reply(.success(APIHandler.json(snapshot.jsonObject())))
         }
     }
 
-    /// GET /v1/sessions/{conversation_id}
-    func one(conversationID: String, as principal: Principal, reply: @escaping RouteReply) {
-        let notFound = APIError(status: 404, code: "session_not_found", message: "no session of conversation '\(conversationID)' is running on this server")
-        guard let sessions else { return reply(.failure(notFound)) }
-        sessions.liveSession(conversationID: conversationID, visibleTo: principal) { snapshot in
-            guard let snapshot else { return reply(.failure(notFound)) }
-            reply(.success(APIHandler.json(snapshot.jsonObject())))
-        }
+    /// A session of another server as it published it, with who runs it.
+    static func object(_ record: RemoteSessionRecord) -> [String: Any] {
+        var object = (try? JSONSerialization.jsonObject(with: Data(record.snapshotJSON.utf8))) as? [String: Any] ?? [:]
+        object["conversation_id"] = record.conversationID
+        object["device_id"] = record.deviceID
+        object["server_instance"] = record.serverInstance
+        if object["started_at"] == nil { object["started_at"] = record.acquiredAt.formatted(.iso8601) }
+        return object
     }
 
     /// POST /v1/conversations/{id}/speakers/{label}: through the conversation's live session when it

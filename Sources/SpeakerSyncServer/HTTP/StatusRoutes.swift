@@ -41,6 +41,7 @@ struct StatusRoutes {
         }
         let status = readiness.status
         var body: [String: Any] = ["status": status.ready ? "ok" : "unavailable", "database": status.database]
+        if status.leaseLapsed { body["lease"] = "lapsed" }
         if status.draining { body["status"] = "stopping" }
         return APIHandler.json(body, status: status.ready ? 200 : 503, headers: status.ready ? [] : [("retry-after", "2")])
     }

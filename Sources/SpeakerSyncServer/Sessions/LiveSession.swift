@@ -27,6 +27,8 @@ final class LiveSession {
     var labelling: Labelling
     /// `store_audio`: cuts the received audio into chunks to store.
     var audioChunker: AudioChunker?
+    /// The conversation's lease in the fleet; every step of the session carries it (nil: unfenced).
+    var fence: WriteFence?
     /// Seconds of audio this session may still store (the device's quota); nil: no quota.
     var audioQuotaRemainingSeconds: Double?
     /// Why `store_audio` is not honoured, told to the device once `session` is sent.

@@ -1,4 +1,5 @@
 import Foundation
+import SpeakerSyncStore
 import TranscriptMerge
 import Statistics
 
@@ -24,6 +25,8 @@ struct LiveSessionSnapshot: Sendable {
     var finalized: Bool
     /// nil unless the transcript was asked for.
     var transcript: TranscriptDocument?
+    /// The session's lease (published with the snapshot only while the epoch still holds); not in the JSON.
+    var fence: WriteFence?
 
     static let recentChunkLimit = 200
 

@@ -29,6 +29,11 @@ final class SessionManager: WebSocketHandler, Sendable {
             return .refuse(status: 503, code: "server_stopping", message: "the server is stopping; retry on another or once it is back",
                            retryAfterSeconds: 5)
         }
+        if leaseLapsed.load(ordering: .relaxed) {
+            return .refuse(status: 503, code: "lease_lapsed",
+                           message: "this server cannot reach PostgreSQL to hold its lease; retry on another or once it is back",
+                           retryAfterSeconds: 2)
+        }
         if DeepgramDialect.isDeepgram(query: request.query, headers: request.headers) {
             do throws(DeepgramStart.Refusal) {
                 _ = try DeepgramStart(query: request.query, config: environment.protocolConfig)
@@ -127,6 +132,24 @@ final class SessionManager: WebSocketHandler, Sendable {
 
     /// Set once the server is stopping: upgrades are refused from then on.
     let draining = Atomic<Bool>(false)
+    /// Set while this server's fleet lease is lapsed (`FleetCoordinator`): upgrades are refused.
+    let leaseLapsed = Atomic<Bool>(false)
+
+    /// The fleet lease lapsed (true: every session ends, resumable elsewhere) or was renewed (false).
+    func setLeaseLapsed(_ lapsed: Bool) {
+        guard leaseLapsed.exchange(lapsed, ordering: .relaxed) != lapsed, lapsed else { return }
+        for runner in runners.withLock({ Array($0.values) }) { runner.leaseLapsed() }
+    }
+
+    /// Another server asked for `conversationID` (its device resumed there): the session running it
+    /// here stores what it has, closes with `resumed_elsewhere` and releases the lease. False when no
+    /// session here runs it.
+    @discardableResult
+    func handOverToFleet(conversationID: String) -> Bool {
+        guard let runner = runner(conversationID: conversationID) else { return false }
+        runner.handOver {}
+        return true
+    }
 
     var connectionCount: Int { runners.withLock { $0.count } }
 

@@ -59,10 +59,12 @@ extension SessionRunner {
             then(true)
             return
         }
+        var fenced = step
+        fenced.fence = live?.fence
         let bytes = step.estimatedBytes
         stepQueued(bytes: bytes)
         let delivered = DeliveryFlag()
-        environment.store.persist(step, conversationID: conversationID) { [self] result in
+        environment.store.persist(fenced, conversationID: conversationID) { [self] result in
             queue.async { [self] in
                 let stored: Bool
                 switch result {
@@ -75,6 +77,9 @@ extension SessionRunner {
                 case .failure(let error as StoreError) where error.code == .rejected:
                     stored = false
                     storageWasRejected(error)
+                case .failure(let error as StoreError) where error.code == .fenced:
+                    stored = false
+                    conversationWasTakenOver()
                 case .failure(let error):
                     environment.metrics.increment("speakersync_store_failures_total")
                     logger.error("store write failed; it is retried", metadata: ["error": "\(error)"])
@@ -106,6 +111,24 @@ extension SessionRunner {
         endReason = endReason ?? "PostgreSQL refused a write: \(error.refusedWhat)"
         let failure = ProtocolError(.storageRejected,
             "PostgreSQL refused this session's \(error.refusedWhat); words acknowledged before are stored, nothing after is")
+        if starting != nil {
+            failStart(failure)
+        } else {
+            run(machine.failed(failure))
+        }
+    }
+
+    /// Another session claimed the conversation since this one did (a resume on another server while
+    /// this one was paused or cut off from PostgreSQL): the step was not written, and nothing after
+    /// it is acknowledged. The device hears `resumed_elsewhere`.
+    private func conversationWasTakenOver() {
+        environment.metrics.increment("speakersync_store_fenced_total")
+        logger.warning("the conversation was claimed by another session; this one ends without writing")
+        guard !storageRejected else { return }
+        storageRejected = true
+        endReason = endReason ?? "the conversation was resumed elsewhere"
+        let failure = ProtocolError(.resumedElsewhere,
+            "this conversation was resumed on another connection; words not acknowledged here were not stored by this one")
         if starting != nil {
             failStart(failure)
         } else {

@@ -170,6 +170,7 @@ extension SessionRunner {
     func release() {
         guard let live, !released else { return }
         released = true
+        if let fence = live.fence { releaseLease(live.conversationID, fence: fence) }
         environment.claims.release(live.conversationID, by: self)
         // The session's transcript goes with the runner once it has stored its last step, often long
         // after the connection closed (when the trim after the close ran): trim again then.
@@ -177,5 +178,18 @@ extension SessionRunner {
         let waiters = releaseWaiters
         releaseWaiters = []
         for waiter in waiters { waiter() }
+    }
+
+    /// Gives the conversation's lease back to the fleet (off the queue: it is a PostgreSQL statement).
+    /// Every step of the session is queued by now and carries the same epoch, so they still commit;
+    /// the next claim, here or elsewhere, increases the epoch and fences anything later.
+    func releaseLease(_ conversationID: String, fence: WriteFence) {
+        let store = environment.store
+        let log = logger
+        environment.startReads.async {
+            do { try store.releaseConversation(conversationID, fence: fence) } catch {
+                log.warning("conversation lease not released; it lapses with this server's or is claimed over", metadata: ["error": "\(error)"])
+            }
+        }
     }
 }

@@ -216,6 +216,17 @@ final class SessionRunner: @unchecked Sendable {
         }
     }
 
+    /// This server's fleet lease lapsed: other servers may claim the conversation now, so the session
+    /// ends (`server_stopping`, close 1001: resume, through the load balancer, elsewhere). What it
+    /// still queues is written only if nobody claimed the conversation meanwhile (the fence).
+    func leaseLapsed() {
+        queue.async {
+            self.endReason = self.endReason ?? "the server's fleet lease lapsed"
+            self.run(self.machine.failed(ProtocolError(.serverStopping,
+                "this server lost its lease in PostgreSQL; resume with the same conversation_id (another server takes it)")))
+        }
+    }
+
     /// Whether the session has stored its last step (any thread; for shutdown's report).
     var isReleased: Bool { queue.sync { (live == nil && starting == nil) || released } }
 
@@ -335,6 +346,7 @@ extension SessionRunner {
             finalized: live.finalized,
             transcript: includeTranscript
                 ? TranscriptDocument(conversationID: live.conversationID, utterances: live.labelling.merger.utterances, names: names)
-                : nil)
+                : nil,
+            fence: live.fence)
     }
 }

@@ -20,6 +20,22 @@ public protocol SessionStore: Sendable {
     func labelling(conversationID: String, name: String) throws -> LabellingRecord?
     /// Seconds of audio stored for the device's conversations (its stored-audio quota). Blocking.
     func storedAudioSeconds(deviceID: String) throws -> Double
+    /// Claims the conversation for a starting session across the fleet (`ConversationLeases`). Blocking.
+    func claimConversation(_ conversationID: String, deviceID: String) throws -> FleetClaim
+    /// Asks the server holding the conversation to hand it over. Blocking.
+    func requestHandover(conversationID: String, holder: Int) throws
+    /// Gives a claim back after the session's last write was queued. Blocking.
+    func releaseConversation(_ conversationID: String, fence: WriteFence) throws
+}
+
+/// A starting session's claim on its conversation across the fleet.
+public enum FleetClaim: Sendable, Equatable {
+    /// This server's, under the fence's epoch: the session's writes carry it.
+    case fenced(WriteFence)
+    /// The store keeps no leases (one server in memory, tests of session logic).
+    case unfenced
+    /// A live server runs the conversation.
+    case held(serverInstance: Int)
 }
 
 extension SessionStore {
@@ -33,6 +49,11 @@ extension SessionStore {
 
     /// Stores without stored audio count none.
     public func storedAudioSeconds(deviceID: String) throws -> Double { 0 }
+
+    /// Stores without leases run every conversation unfenced (one server).
+    public func claimConversation(_ conversationID: String, deviceID: String) throws -> FleetClaim { .unfenced }
+    public func requestHandover(conversationID: String, holder: Int) throws {}
+    public func releaseConversation(_ conversationID: String, fence: WriteFence) throws {}
 
     /// Stores without device settings: every device uses the server default.
     public func deviceProvider(deviceID: String) throws -> String? { nil }

@@ -47,7 +47,7 @@ struct APIDescriptionTests {
             CloseCode.normal, CloseCode.goingAway, CloseCode.unsupportedData, CloseCode.invalidPayload,
             CloseCode.policyViolation, CloseCode.messageTooBig, CloseCode.internalError, CloseCode.providerUnavailable,
             CloseCode.idleTimeout, CloseCode.credentialRevoked, CloseCode.tooManySessions, CloseCode.slowReader,
-            CloseCode.tryAgainLater,
+            CloseCode.tryAgainLater, CloseCode.resumedElsewhere,
         ]
         for code in closeCodes { #expect(text.contains(String(code)), "close code \(code)") }
         let channels = try #require(document["channels"] as? [String: [String: Any]])

@@ -16,6 +16,10 @@ struct PendingStart {
     /// The start was abandoned (the peer left, a fatal error, the server stopping) while a read ran.
     var abandonedReason: String?
     var claimed = false
+    /// The conversation's lease in the fleet (`FleetClaim`), once claimed: every write carries it.
+    var fence: WriteFence?
+    /// The server holding the conversation was asked to hand it over (once per start).
+    var handoverAsked = false
     /// The conversation row was queued for writing: an abandoned start then stores it interrupted, so
     /// no conversation is left `active` without a session.
     var conversationQueued = false

@@ -66,7 +66,7 @@ extension SessionRunner {
         }
         countedDevice = request.deviceID
         starting?.claimed = true
-        guard let previous = environment.claims.claim(pending.conversationID, by: self) else { return loadConversation() }
+        guard let previous = environment.claims.claim(pending.conversationID, by: self) else { return claimInFleet() }
         logger.info("conversation resumed on a new connection; handing over")
         // The previous session stores what it has first; only then is the conversation loaded, so no
         // acknowledged word is lost and the conversation is not split.
@@ -76,10 +76,58 @@ extension SessionRunner {
             self.queue.async {
                 self.starting?.reading = false
                 if self.finishAbandonedStart() { return }
-                self.loadConversation()
+                self.claimInFleet()
             }
         }
     }
+
+    /// Step 2b: the conversation's lease in PostgreSQL, shared by every server. Held by another live
+    /// server (the device reconnected through a load balancer before that server noticed the old
+    /// connection died), that server is asked once to hand it over, and the claim is tried again
+    /// every `handoverPollSeconds` until it hands over or its lease lapses, within the start's
+    /// deadline; past it the start is refused `conversation_busy` (4013, retry) and nothing was
+    /// acknowledged. Never two owners at once: the claim is one conditional statement.
+    private func claimInFleet() {
+        guard let pending = starting else { return }
+        let store = environment.store
+        let conversationID = pending.conversationID
+        let deviceID = pending.request.deviceID
+        readForStart({ try store.claimConversation(conversationID, deviceID: deviceID) }) { [weak self] claim in
+            guard let self, var pending = self.starting else { return }
+            switch claim {
+            case .fenced(let fence):
+                pending.fence = fence
+                self.starting = pending
+                self.loadConversation()
+            case .unfenced:
+                self.loadConversation()
+            case .held(let holder):
+                if !pending.handoverAsked {
+                    pending.handoverAsked = true
+                    self.starting = pending
+                    self.logger.info("conversation is live on another server; asking it to hand over", metadata: ["holder": "\(holder)"])
+                    self.environment.startReads.async {
+                        do { try store.requestHandover(conversationID: conversationID, holder: holder) } catch {
+                            // The claim is retried anyway: the holder's lease lapses if it is gone.
+                        }
+                    }
+                }
+                guard ContinuousClock.now + .milliseconds(Int(Self.handoverPollSeconds * 1000)) < pending.deadline else {
+                    return self.failStart(ProtocolError(.conversationBusy,
+                        "conversation \(conversationID) is live on another server that did not hand it over in time; retry"))
+                }
+                self.starting?.reading = true
+                self.queue.asyncAfter(deadline: .now() + Self.handoverPollSeconds) { [weak self] in
+                    guard let self else { return }
+                    self.starting?.reading = false
+                    if self.finishAbandonedStart() { return }
+                    self.claimInFleet()
+                }
+            }
+        }
+    }
+
+    static let handoverPollSeconds = 0.2
 
     /// Step 3: the conversation and what the provider should know, read off the queue.
     private func loadConversation() {
@@ -128,6 +176,7 @@ extension SessionRunner {
         let session = LiveSession(request: request, conversationID: pending.conversationID, stored: facts.stored, merge: environment.merge,
                                   rediarizesGap: diarizesHere && request.asr != .server)
         session.conversation.serverInstance = environment.serverInstance
+        session.fence = pending.fence
         if diarizesHere {
             do {
                 let sessionRequest = ProviderSessionRequest(
@@ -304,9 +353,11 @@ extension SessionRunner {
                 state.statusReason = reason
                 var step = PersistStep()
                 step.conversation = state
+                step.fence = pending.fence
                 environment.store.persist(step, conversationID: session.conversationID) { _ in }
             }
         }
+        if let fence = pending.fence { releaseLease(pending.conversationID, fence: fence) }
         if pending.claimed { environment.claims.release(pending.conversationID, by: self) }
         released = true
         let waiters = releaseWaiters
@@ -349,7 +400,7 @@ extension SessionRunner {
         queue.async {
             // A fatal error after start makes the state machine emit `.teardown`, which stores what
             // this session has; the new session proceeds once that is committed.
-            self.run(self.machine.failed(ProtocolError(.invalidConversationID, "this conversation was resumed on another connection")))
+            self.run(self.machine.failed(ProtocolError(.resumedElsewhere, "this conversation was resumed on another connection")))
             self.whenReleased(then)
         }
     }

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PostgresClient
+import Synchronization
+import Testing
+import TestSupport
+import TranscriptMerge
+@testable import SpeakerSyncStore
+
+/// Leases and fencing against a real PostgreSQL: one owner per conversation at a time, a takeover
+/// only from a server that is not live, and no write committed under an epoch that lost its
+/// conversation (Kleppmann's fencing tokens, checked by the store writer in the write's transaction).
+@Suite struct ConversationLeasesTests {
+    static let logger: Logger = {
+        var logger = Logger(label: "test.leases")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    static func conversation(_ id: String) -> ConversationState {
+        ConversationState(id: id, deviceID: "phone-1", provider: "device", sampleRate: 16_000, encoding: "pcm_s16le", language: "en",
+                          optionsJSON: "{}", status: .active, audioSeconds: 0)
+    }
+
+    static func word(_ result: String, _ text: String) -> LabelledWord {
+        LabelledWord(id: WordID(resultID: result, index: 0), text: text, startSeconds: 1, endSeconds: 1.3, confidence: 0.9, isFinal: true,
+                     speaker: nil, speakerConfidence: nil, utteranceID: UtteranceID(rawValue: 1))
+    }
+
+    /// Writes one step through `writer` and waits for its first outcome.
+    static func write(_ writer: StoreWriter, _ id: String, fence: WriteFence?, words: [LabelledWord]) -> Result<Void, any Error> {
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        var step = PersistStep()
+        step.conversation = conversation(id)
+        step.changedWords = words
+        step.fence = fence
+        writer.enqueue(step, conversationID: id) { result in
+            let first = outcome.withLock { value -> Bool in
+                guard value == nil else { return false }
+                value = result
+                return true
+            }
+            if first { done.signal() }
+        }
+        _ = done.wait(timeout: .now() + 30)
+        return outcome.withLock { $0 } ?? .failure(StoreError(code: .writeFailed, message: "no outcome within 30 s"))
+    }
+
+    static func storedWords(_ url: String, _ id: String) throws -> [String] {
+        try PGConnection(connectionString: url).query("SELECT text FROM words WHERE conversation_id = $1 ORDER BY text", [id])
+            .rows.map { try $0.decode(String.self, column: "text") }
+    }
+
+    @Test func aLiveServersConversationIsHeldAndALapsedOnesIsTakenOverUnderAHigherEpoch() throws {
+        let url = try TestCluster.migratedDatabase()
+        let first = try ServerLease(connectionString: url, leaseSeconds: 2, logger: Self.logger)
+        let second = try ServerLease(connectionString: url, leaseSeconds: 2, logger: Self.logger)
+        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
+        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+
+        #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 1))
+        // The same server claiming again (a resume on it) takes a new epoch: its old session is fenced too.
+        #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 2))
+        #expect(try secondLeases.claim(conversationID: "c1", deviceID: "phone-1") == .held(serverInstance: first.instance))
+        #expect(try secondLeases.remoteSessions(deviceID: nil).map(\.conversationID) == ["c1"])
+        #expect(try secondLeases.remoteSessions(deviceID: "phone-2").isEmpty)
+
+        // The first server stops renewing (paused, cut off): once its lease expires by PostgreSQL's
+        // clock the conversation is the second's, and the first one's list entry is gone.
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(second.renew())
+        #expect(first.remainingSeconds <= 0)
+        #expect(try secondLeases.remoteSessions(deviceID: nil).isEmpty)
+        #expect(try secondLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 3))
+        // Renewing again does not give the first server its conversation back.
+        #expect(first.renew())
+        #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .held(serverInstance: second.instance))
+
+        // Released, anyone may claim it at once; every claim is in the history, one server per epoch.
+        try secondLeases.release(conversationID: "c1", epoch: 3)
+        #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 4))
+        let history = try PGConnection(connectionString: url)
+            .query("SELECT epoch, server_instance FROM lease_history WHERE conversation_id = 'c1' ORDER BY epoch").rows
+            .map { (try $0.decode(Int64.self, column: "epoch"), try $0.decode(Int.self, column: "server_instance")) }
+        #expect(history.map(\.0) == [1, 2, 3, 4])
+        #expect(history.map(\.1) == [first.instance, first.instance, second.instance, first.instance])
+    }
+
+    @Test func aServerThatEndedItsLeaseLosesItsConversationsAtOnce() throws {
+        let url = try TestCluster.migratedDatabase()
+        let first = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
+        let second = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
+        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
+        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+        #expect(try firstLeases.claim(conversationID: "c2", deviceID: "phone-1") == .acquired(epoch: 1))
+        #expect(second.renew())
+        #expect(second.peersAtLastRenewal == 1)
+        first.end()   // an orderly stop: no waiting for a 60 s lease
+        #expect(try secondLeases.claim(conversationID: "c2", deviceID: "phone-1") == .acquired(epoch: 2))
+    }
+
+    @Test func aWriteUnderAnEpochThatLostItsConversationIsRefusedWhileOtherConversationsAreWritten() throws {
+        let url = try TestCluster.migratedDatabase()
+        let lease = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
+        let leases = try ConversationLeases(connectionString: url, serverInstance: lease.instance, logger: Self.logger)
+        let writer = try StoreWriter(connectionString: url, shards: 1, logger: Self.logger)
+        defer { writer.shutdown() }
+        guard case .acquired(let old) = try leases.claim(conversationID: "c3", deviceID: "phone-1"),
+              case .acquired(let other) = try leases.claim(conversationID: "c4", deviceID: "phone-1") else {
+            Issue.record("claims failed")
+            return
+        }
+        let oldFence = WriteFence(epoch: old, serverInstance: lease.instance)
+        #expect((try? Self.write(writer, "c3", fence: oldFence, words: [Self.word("r1", "before")]).get()) != nil)
+        // Another session claims c3 (a resume): the old session's next write is refused as fenced and
+        // nothing of it is stored, while c4's write in the same drain is committed.
+        guard case .acquired(let new) = try leases.claim(conversationID: "c3", deviceID: "phone-1") else {
+            Issue.record("takeover failed")
+            return
+        }
+        let stale = Mutex<Result<Void, any Error>?>(nil)
+        let staleDone = DispatchSemaphore(value: 0)
+        var staleStep = PersistStep()
+        staleStep.changedWords = [Self.word("r2", "stale")]
+        staleStep.fence = oldFence
+        writer.enqueue(staleStep, conversationID: "c3") { result in
+            stale.withLock { $0 = $0 ?? result }
+            staleDone.signal()
+        }
+        let kept = Self.write(writer, "c4", fence: WriteFence(epoch: other, serverInstance: lease.instance), words: [Self.word("r1", "other")])
+        _ = staleDone.wait(timeout: .now() + 30)
+        if case .failure(let error as StoreError) = stale.withLock({ $0 }) {
+            #expect(error.code == .fenced)
+        } else {
+            Issue.record("the stale write was not refused as fenced")
+        }
+        #expect((try? kept.get()) != nil)
+        #expect((try? Self.write(writer, "c3", fence: WriteFence(epoch: new, serverInstance: lease.instance),
+                                 words: [Self.word("r3", "after")]).get()) != nil)
+        #expect(try Self.storedWords(url, "c3") == ["after", "before"])
+        #expect(try Self.storedWords(url, "c4") == ["other"])
+        // The audit the fleet harness checks: each epoch written by one server, nothing after a later claim.
+        let audit = try PGConnection(connectionString: url).query("""
+            SELECT count(*)::int AS stale FROM conversation_writes w JOIN lease_history h
+              ON h.conversation_id = w.conversation_id AND h.epoch > w.epoch AND h.acquired_at < w.last_at
+            """).rows[0].decode(Int.self, column: "stale")
+        #expect(audit == 0)
+        let epochs = try PGConnection(connectionString: url)
+            .query("SELECT epoch FROM conversation_writes WHERE conversation_id = 'c3' ORDER BY epoch").rows
+            .map { try $0.decode(Int64.self, column: "epoch") }
+        #expect(epochs == [old, new])
+    }
+}
