@@ -29,7 +29,7 @@ public final class ConversationLeases: @unchecked Sendable { // the connection i
         connection = try PGConnection(connectionString: connectionString, config: .interactive)
     }
 
-    private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
+    func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         if connection == nil || connection?.isConnected == false {

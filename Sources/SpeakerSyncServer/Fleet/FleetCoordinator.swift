@@ -10,7 +10,8 @@ import Synchronization
 /// - a watchdog that gives every session up the moment this server's lease may have lapsed (the
 ///   fleet may claim its conversations then; the fence refuses anything they would still write),
 ///   and refuses new ones until the lease is renewed;
-/// - a listener on `speakersync_fleet` that hands a conversation over when another server asks;
+/// - a listener on `speakersync_fleet` that hands a conversation over when another server asks,
+///   and applies renames and merges other servers received for its sessions (`RoutedSpeakerChange`);
 /// - a publisher of its sessions' figures, for every server's `GET /v1/sessions`.
 final class FleetCoordinator: @unchecked Sendable { // `timers` is written once in init; Dispatch sources are thread-safe to cancel
     private let lease: ServerLease
@@ -34,6 +35,9 @@ final class FleetCoordinator: @unchecked Sendable { // `timers` is written once 
             guard case .notified(let notifications) = event, let sessions else { return }
             for notification in notifications {
                 guard let request = FleetRequest(payload: notification.payload), request.holder == instance else { continue }
+                if case .command(let id, _) = request {
+                    RoutedSpeakerChange.handle(id: id, leases: leases, sessions: sessions, logger: logger)
+                }
                 if case .handover(let conversationID, _) = request {
                     logger.info("another server resumes a conversation of this one; handing it over",
                                 metadata: ["conversation": "\(conversationID)"])

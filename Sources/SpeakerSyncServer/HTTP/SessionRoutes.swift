@@ -107,7 +107,25 @@ struct SessionRoutes {
                 return APIHandler.json(DeviceRoutes.speakersObject(conversationID, registry.speakers, live: false))
             })
         }
-        guard let runner = sessions?.runner(conversationID: conversationID) else { return stored() }
+        guard let runner = sessions?.runner(conversationID: conversationID) else {
+            guard let fleet else { return stored() }
+            // Another server of the fleet may run it: its session applies the change, else PostgreSQL.
+            return workers.async {
+                do {
+                    guard let holder = try fleet.liveHolder(conversationID: conversationID) else { return stored() }
+                    switch try fleet.sendSpeakerChange(conversationID: conversationID, holder: holder, label: label, body: request.body) {
+                    case .applied(let json): reply(.success(HTTPResponse(status: 200, contentType: "application/json", body: Array(json.utf8))))
+                    case .refused(let error): reply(.failure(error))
+                    case .notLive: stored()
+                    case .timedOut:
+                        reply(.failure(APIError(status: 503, code: "owner_unavailable",
+                                                message: "the server running this conversation's session did not answer; retry")))
+                    }
+                } catch {
+                    reply(.failure(APIError(status: 503, code: "storage_unavailable", message: "the fleet could not be asked; retry")))
+                }
+            }
+        }
         runner.changeSpeaker(label, change) { result in
             // nil: the session ended (or has not started) meanwhile; PostgreSQL holds the speakers then.
             guard let result else { return workers.async { stored() } }

@@ -8,7 +8,8 @@ import WebSocketTransport
 /// Two servers on one PostgreSQL, as a fleet behind a load balancer runs: each lists the other's
 /// live sessions, and a device that resumes its conversation on the other server while its old
 /// connection still looks open moves there whole: the first server hands over (its connection gets
-/// `resumed_elsewhere`, 4009), one owner per epoch, every acknowledged word stored once.
+/// `resumed_elsewhere`, 4009), one owner per epoch, every acknowledged word stored once. A rename
+/// sent to the other server is applied by the session's own server.
 @Suite(.serialized) struct FleetEndToEndTests {
     typealias TestServer = EndToEndTests.TestServer
 
@@ -57,6 +58,20 @@ import WebSocketTransport
         let otherToken = try #require(created?["token"] as? String)
         #expect(try Self.sessions(second, token: otherToken).isEmpty)
         #expect(try second.json("/v1/sessions/\(conversation)", token: otherToken).status == 404)
+
+        // A rename sent to the second server is applied by the session on the first: live, and its
+        // device hears the new name at once.
+        let renamed = try second.request("POST", "/v1/conversations/\(conversation)/speakers/Speaker%201", body: Array(#"{"name":"Ada"}"#.utf8))
+        #expect(renamed.status == 200, "\(renamed.text)")
+        #expect((renamed.json() as? [String: Any])?["live"] as? Bool == true)
+        #expect(Polling.until(seconds: 10) {
+            old.recording.messages.contains { message in
+                message["type"] as? String == "speakers"
+                    && (message["speakers"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "Ada" }
+            }
+        })
+        let unknown = try second.request("POST", "/v1/conversations/\(conversation)/speakers/Speaker%209", body: Array(#"{"name":"Bo"}"#.utf8))
+        #expect(unknown.status == 404, "\(unknown.text)")
 
         // The device resumes on the second server (its old connection still open on the first).
         let new = LiveConnection(try client.connect(url: second.ws, headers: second.authorization))
