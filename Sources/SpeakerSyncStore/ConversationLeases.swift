@@ -11,32 +11,21 @@ import PostgresClient
 /// the store writer commits a write only while the lease row still has it, so a server that lost
 /// its conversation (a partition, a pause) can never write after another took over.
 ///
-/// One connection of its own, one statement at a time.
-public final class ConversationLeases: @unchecked Sendable { // the connection is used only under `lock`
+/// One connection of its own (`SerialConnection`), one statement at a time.
+public final class ConversationLeases: Sendable {
     /// The channel fleet requests go out on (handovers, commands for a session's owner).
     public static let channel = "speakersync_fleet"
 
     public let serverInstance: Int
-    private let connectionString: String
-    private let logger: Logger
-    private let lock = NSLock()
-    private var connection: PGConnection?
+    private let connection: SerialConnection
 
     public init(connectionString: String, serverInstance: Int, logger: Logger) throws {
-        self.connectionString = connectionString
         self.serverInstance = serverInstance
-        self.logger = logger
-        connection = try PGConnection(connectionString: connectionString, config: .interactive)
+        connection = try SerialConnection(connectionString: connectionString, config: .interactive)
     }
 
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        if connection == nil || connection?.isConnected == false {
-            connection = nil
-            connection = try PGConnection(connectionString: connectionString, config: .interactive)
-        }
-        return try body(connection!)
+        try connection.withConnection(body)
     }
 
     /// What a claim found.

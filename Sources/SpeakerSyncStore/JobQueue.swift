@@ -17,7 +17,7 @@ import PostgresClient
 /// server does with it: its writes report `false` and it stops.
 ///
 /// One connection of its own (the HTTP reads and the job runners share it, one statement at a time).
-public final class JobQueue: @unchecked Sendable { // the connection is used only under `lock`
+public final class JobQueue: Sendable {
     /// Runs of a resumable job that a stop may cut off before it is failed instead.
     public static let maxAttempts = 3
     /// 'SSYJ' in ASCII: the advisory lock class that serialises admission (one key per kind), so
@@ -27,29 +27,17 @@ public final class JobQueue: @unchecked Sendable { // the connection is used onl
     public static let keepFinishedDays = 30.0
 
     public let serverInstance: Int
-    private let connectionString: String
     private let logger: Logger
-    private let lock = NSLock()
-    private var connection: PGConnection?
+    private let connection: SerialConnection
 
     public init(connectionString: String, serverInstance: Int, logger: Logger) throws {
-        self.connectionString = connectionString
         self.serverInstance = serverInstance
         self.logger = logger
-        connection = try PGConnection(connectionString: connectionString)
+        connection = try SerialConnection(connectionString: connectionString)
     }
 
-    /// Runs `body` on the connection, opening a new one first if the last was lost. A statement that
-    /// fails is not retried here: it may have committed before the connection broke (a claim, say),
-    /// and running it again would do it twice.
     private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        if connection == nil || connection?.isConnected == false {
-            connection = nil
-            connection = try PGConnection(connectionString: connectionString)
-        }
-        return try body(connection!)
+        try connection.withConnection(body)
     }
 
     // MARK: Adding

@@ -49,6 +49,25 @@ import WebSocketTransport
         return body
     }
 
+    /// Streams a synthetic meeting of `seed` to `server` as `device` with its audio stored, to the
+    /// end (close 1000); returns the conversation and its word count.
+    static func storedMeeting(_ server: ServerProcess, token: String, device: String, seed: UInt64, turns: Int) async throws
+        -> (conversationID: String, wordCount: Int) {
+        let script = try MeetingScript.generate(seed: seed, speakerCount: 2, turnCount: turns)
+        let meeting = try MeetingSynthesizer().synthesize(script, seed: seed)
+        var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(server.port)/v1/listen", provider: "energy", deviceID: device)
+        config.token = token
+        config.storeAudio = true
+        config.speed = 8
+        let client = try WebSocketClient(logger: EndToEndTests.logger)
+        defer { client.shutdown() }
+        let report = try await DeviceStreamer(client: client, config: config, logger: EndToEndTests.logger).stream(
+            audio: meeting.audio, sampleRate: meeting.sampleRate,
+            words: meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }, segments: [])
+        #expect(report.closeCode == 1000)
+        return (report.conversationID, meeting.words.count)
+    }
+
     @Test(arguments: [Stop.terminate, .kill])
     func aJobAnswered202SurvivesItsServerStopping(_ stop: Stop) async throws {
         let database = try TestCluster.freshDatabase()
@@ -59,19 +78,7 @@ import WebSocketTransport
         let other = try Self.token(first, device: "phone-b")
 
         // A conversation with stored audio. Seed 47: not used elsewhere.
-        let script = try MeetingScript.generate(seed: 47, speakerCount: 2, turnCount: 4)
-        let meeting = try MeetingSynthesizer().synthesize(script, seed: 47)
-        var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(first.port)/v1/listen", provider: "energy", deviceID: "phone-a")
-        config.token = token
-        config.storeAudio = true
-        config.speed = 8
-        let client = try WebSocketClient(logger: EndToEndTests.logger)
-        let report = try await DeviceStreamer(client: client, config: config, logger: EndToEndTests.logger).stream(
-            audio: meeting.audio, sampleRate: meeting.sampleRate,
-            words: meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }, segments: [])
-        client.shutdown()
-        #expect(report.closeCode == 1000)
-        let conversation = report.conversationID
+        let (conversation, wordCount) = try await Self.storedMeeting(first, token: token, device: "phone-a", seed: 47, turns: 4)
 
         // The faulty provider sleeps 200 ms in each 100 ms push (a 20 s job): the job is queued or running, not
         // done, when its server stops half a second later, even on a loaded machine.
@@ -118,7 +125,7 @@ import WebSocketTransport
         let words = try PGConnection(connectionString: database).query(
             "SELECT count(*)::int AS n FROM labelling_words WHERE conversation_id = $1 AND name = 'faulty:rediarized'", [conversation]
         ).rows[0].decode(Int.self, column: "n")
-        #expect(words == meeting.words.count)
+        #expect(words == wordCount)
         // Still the conversation's device's alone.
         let hidden = try Self.request(second, "GET", "/v1/diarization-jobs/\(jobID)", token: other)
         #expect(hidden.status == 404 && SecurityEndToEndTests.code(hidden) == "job_not_found")

@@ -63,7 +63,13 @@ import TranscriptMerge
         // The same server claiming again (a resume on it) takes a new epoch: its old session is fenced too.
         #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 2))
         #expect(try secondLeases.claim(conversationID: "c1", deviceID: "phone-1") == .held(serverInstance: first.instance))
+        // Listed elsewhere once its owner published it (only the current epoch's publication counts).
+        #expect(try secondLeases.remoteSessions(deviceID: nil).isEmpty)
+        try firstLeases.publish([(conversationID: "c1", epoch: 1, json: #"{"provider":"stale"}"#)])
+        #expect(try secondLeases.remoteSessions(deviceID: nil).isEmpty)
+        try firstLeases.publish([(conversationID: "c1", epoch: 2, json: #"{"provider":"device"}"#)])
         #expect(try secondLeases.remoteSessions(deviceID: nil).map(\.conversationID) == ["c1"])
+        #expect(try secondLeases.remoteSessions(deviceID: nil).first?.snapshotJSON.contains("device") == true)
         #expect(try secondLeases.remoteSessions(deviceID: "phone-2").isEmpty)
 
         // The first server stops renewing (paused, cut off): once its lease expires by PostgreSQL's

@@ -150,20 +150,9 @@ import WebSocketTransport
         }
         let token = try DurableJobsEndToEndTests.token(first, device: "phone-job")
         // Seed 49: not used elsewhere.
-        let script = try MeetingScript.generate(seed: 49, speakerCount: 2, turnCount: 3)
-        let meeting = try MeetingSynthesizer().synthesize(script, seed: 49)
-        var config = DeviceStreamConfig(url: "ws://127.0.0.1:\(first.port)/v1/listen", provider: "energy", deviceID: "phone-job")
-        config.token = token
-        config.storeAudio = true
-        config.speed = 8
-        let client = try WebSocketClient(logger: EndToEndTests.logger)
-        let report = try await DeviceStreamer(client: client, config: config, logger: EndToEndTests.logger).stream(
-            audio: meeting.audio, sampleRate: meeting.sampleRate,
-            words: meeting.words.map { DeviceWord(text: $0.text, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }, segments: [])
-        client.shutdown()
-        #expect(report.closeCode == 1000)
+        let (conversation, wordCount) = try await DurableJobsEndToEndTests.storedMeeting(first, token: token, device: "phone-job", seed: 49, turns: 3)
         // 200 ms a 100 ms push: the job is surely unfinished when its server dies.
-        let started = try DurableJobsEndToEndTests.request(first, "POST", "/v1/conversations/\(report.conversationID)/diarize?provider=faulty",
+        let started = try DurableJobsEndToEndTests.request(first, "POST", "/v1/conversations/\(conversation)/diarize?provider=faulty",
                                                            body: #"{"options":{"delay_ms":200}}"#, token: token)
         #expect(started.status == 202, "\(started.text)")
         let jobID = try #require((started.json() as? [String: Any])?["id"] as? String)
@@ -175,7 +164,7 @@ import WebSocketTransport
         let job = try await DurableJobsEndToEndTests.finished(second, "/v1/diarization-jobs/\(jobID)", token: token)
         #expect(job["status"] as? String == "done", "\(job)")
         #expect(try Self.count(database, "SELECT count(*)::int AS n FROM labelling_words WHERE conversation_id = $1 AND name = 'faulty:rediarized'",
-                               report.conversationID) == meeting.words.count)
+                               conversation) == wordCount)
     }
 }
 
