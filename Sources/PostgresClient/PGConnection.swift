@@ -6,10 +6,25 @@ public struct PGConnectionConfig: Sendable, Hashable {
     /// Bound on each statement's answer; nil: wait as long as it takes. Past it the statement fails
     /// with `PGError.timedOut` and the connection is marked lost (a pool replaces it).
     public var queryTimeoutSeconds: Double?
+    /// PostgreSQL ends this connection's backend (releasing its locks, advisory ones included) about
+    /// this long after the network to this client went silent; nil: the server's defaults (TCP
+    /// keepalive after 2 hours). A partition is silent both ways, so without this a backend of a
+    /// client cut off mid-transaction keeps its row and advisory locks for hours after the client
+    /// gave up on it. Set per session (`tcp_keepalives_*`, `tcp_user_timeout`); no effect over a
+    /// Unix socket, where nothing can be partitioned.
+    public var deadPeerSeconds: Int?
 
-    public init(connectTimeoutSeconds: Int? = nil, queryTimeoutSeconds: Double? = nil) {
+    public init(connectTimeoutSeconds: Int? = nil, queryTimeoutSeconds: Double? = nil, deadPeerSeconds: Int? = nil) {
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.queryTimeoutSeconds = queryTimeoutSeconds
+        self.deadPeerSeconds = deadPeerSeconds
+    }
+
+    /// This config with `deadPeerSeconds` set.
+    public func detectingDeadPeers(withinSeconds seconds: Int) -> PGConnectionConfig {
+        var config = self
+        config.deadPeerSeconds = max(3, seconds)
+        return config
     }
 
     /// libpq's own behaviour: no bounds. Right for a writer thread that must wait out an outage.
@@ -42,8 +57,22 @@ public final class PGConnection {
                 throw error
             }
         }
+        try configureSession()
+    }
+
+    /// UTC and ISO dates, so `Date` decoding never depends on server defaults; dead-peer detection.
+    private func configureSession() throws {
         try execute("SET TimeZone TO 'UTC'")
         try execute("SET DateStyle TO 'ISO, YMD'")
+        if let seconds = config.deadPeerSeconds {
+            // Probes after a third of the time idle, one a second, the rest of the third unanswered;
+            // unacknowledged data gives up after the whole time.
+            let third = max(1, seconds / 3)
+            try execute("SET tcp_keepalives_idle = \(third)")
+            try execute("SET tcp_keepalives_interval = 1")
+            try execute("SET tcp_keepalives_count = \(third)")
+            try execute("SET tcp_user_timeout = \(seconds * 1000)")
+        }
     }
 
     deinit { LibPQ.finish(raw) }
@@ -60,8 +89,7 @@ public final class PGConnection {
         abandoned = false
         try LibPQ.reset(raw)
         if config.queryTimeoutSeconds != nil { try LibPQ.setNonBlocking(raw) }
-        try execute("SET TimeZone TO 'UTC'")
-        try execute("SET DateStyle TO 'ISO, YMD'")
+        try configureSession()
     }
 
     /// Subscribes this connection to `channel` (LISTEN). The name is an identifier, quoted here.

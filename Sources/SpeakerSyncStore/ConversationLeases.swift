@@ -21,7 +21,7 @@ public final class ConversationLeases: Sendable {
 
     public init(connectionString: String, serverInstance: Int, logger: Logger) throws {
         self.serverInstance = serverInstance
-        connection = try SerialConnection(connectionString: connectionString, config: .interactive)
+        connection = try SerialConnection(connectionString: connectionString, config: PGConnectionConfig.interactive.detectingDeadPeers(withinSeconds: 10))
     }
 
     func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {

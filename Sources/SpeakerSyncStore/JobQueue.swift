@@ -16,7 +16,8 @@ import PostgresClient
 /// server that lost a job to recovery (its lease connection broke) cannot overwrite what the next
 /// server does with it: its writes report `false` and it stops.
 ///
-/// One connection of its own (the HTTP reads and the job runners share it, one statement at a time).
+/// One connection of its own for the queue's changes (one statement at a time), and a small pool for
+/// the status reads of HTTP callers.
 public final class JobQueue: Sendable {
     /// Runs of a resumable job that a stop may cut off before it is failed instead.
     public static let maxAttempts = 3
@@ -29,11 +30,15 @@ public final class JobQueue: Sendable {
     public let serverInstance: Int
     private let logger: Logger
     private let connection: SerialConnection
+    /// Callers polling a job's status (`GET /v1/diarization-jobs/{id}` every second from many
+    /// devices) read on connections of their own, never waiting behind a claim or a heartbeat.
+    private let reads: PGConnectionPool
 
-    public init(connectionString: String, serverInstance: Int, logger: Logger) throws {
+    public init(connectionString: String, serverInstance: Int, readPoolSize: Int = 2, logger: Logger) throws {
         self.serverInstance = serverInstance
         self.logger = logger
-        connection = try SerialConnection(connectionString: connectionString)
+        connection = try SerialConnection(connectionString: connectionString, config: PGConnectionConfig.default.detectingDeadPeers(withinSeconds: 10))
+        reads = PGConnectionPool(connectionString: connectionString, size: readPoolSize)
     }
 
     private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
@@ -179,7 +184,7 @@ public final class JobQueue: Sendable {
     /// One job of `kind`; with `deviceID`, only if it is that device's (another device's is nil, as a
     /// missing one).
     public func job(id: String, kind: JobRecord.Kind, deviceID: String?) throws -> JobRecord? {
-        try withConnection { connection in
+        try reads.withConnection { connection in
             try connection.query("""
                 SELECT \(JobRecord.columns) FROM jobs WHERE id = $1 AND kind = $2 AND ($3::text IS NULL OR device_id = $3)
                 """, [id, kind.rawValue, deviceID]).rows.first.map(JobRecord.init(row:))
@@ -188,7 +193,7 @@ public final class JobQueue: Sendable {
 
     /// The newest jobs of `kind` first; with `deviceID`, that device's only.
     public func jobs(kind: JobRecord.Kind, deviceID: String?, limit: Int) throws -> [JobRecord] {
-        try withConnection { connection in
+        try reads.withConnection { connection in
             try connection.query("""
                 SELECT \(JobRecord.columns) FROM jobs WHERE kind = $1 AND ($2::text IS NULL OR device_id = $2)
                 ORDER BY created_at DESC, id DESC LIMIT $3

@@ -65,6 +65,7 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
     /// lease it renews.
     private static func connectionConfig(_ leaseSeconds: Double) -> PGConnectionConfig {
         PGConnectionConfig(connectTimeoutSeconds: max(2, Int(leaseSeconds / 3)), queryTimeoutSeconds: max(1, leaseSeconds / 3))
+            .detectingDeadPeers(withinSeconds: Int(leaseSeconds.rounded(.up)))
     }
 
     /// Marks interrupted the active conversations whose server is gone; returns how many.
@@ -149,6 +150,28 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
         peerCount = peers
     }
 
+    /// After the lease connection was lost. PostgreSQL may not have noticed yet (a partition is silent
+    /// both ways), so the old connection's backend can still hold this server's lock: waiting for it
+    /// would queue behind a dead client (seen in the fleet harness: 50 waiters, the server never ready
+    /// again). Nobody else ever takes this server's number, so the holder can only be that old
+    /// connection: it is ended, and the lock taken without waiting.
+    private func takeLockAgain(_ connection: PGConnection) throws {
+        for _ in 0..<5 {
+            let taken = try connection.query("SELECT pg_try_advisory_lock($1, $2) AS taken", [Self.lockClass, Int32(instance)])
+                .rows[0].decode(Bool.self, column: "taken")
+            if taken { return }
+            let ended = try connection.execute("""
+                SELECT pg_terminate_backend(l.pid) FROM pg_locks l
+                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.pid <> pg_backend_pid()
+                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND l.classid = $1::int::oid AND l.objid = $2::int::oid
+                """, [Self.lockClass, Int32(instance)])
+            logger.warning("server lease: ended this server's earlier connection, which still held its lock", metadata: ["backends": "\(ended)"])
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        throw PGError(code: .connectionFailed, message: "the server lease lock is still held by an earlier connection of this server")
+    }
+
     private func withConnection<T>(_ body: (PGConnection) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -160,7 +183,7 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
             }
         }
         let fresh = try PGConnection(connectionString: connectionString, config: Self.connectionConfig(leaseSeconds))
-        try fresh.execute("SELECT pg_advisory_lock($1, $2)", [Self.lockClass, Int32(instance)])
+        try takeLockAgain(fresh)
         connection = fresh
         logger.info("server lease connection taken again", metadata: ["server_instance": "\(instance)"])
         return try body(fresh)

@@ -70,7 +70,7 @@ final class StoreWriterShard: @unchecked Sendable {
         self.connectionString = connectionString
         self.observer = observer
         self.logger = logger
-        self.connection = try PGConnection(connectionString: connectionString)
+        self.connection = try PGConnection(connectionString: connectionString, config: Self.connectionConfig)
         let encoder = Thread { [self] in encodeLoop() }
         encoder.name = "speakersync.store-encoder"
         encoder.start()
@@ -120,6 +120,11 @@ final class StoreWriterShard: @unchecked Sendable {
     }
 
     deinit { shutdown(timeoutSeconds: 5) }
+
+    /// No bound on statements (the writer waits out an outage), but a backend whose writer was cut
+    /// off mid-transaction must not keep its row locks for hours: a claim on another server waits
+    /// for the lease rows this transaction holds FOR SHARE.
+    static let connectionConfig = PGConnectionConfig.default.detectingDeadPeers(withinSeconds: 10)
 
     // MARK: Writer threads
 
@@ -300,7 +305,7 @@ final class StoreWriterShard: @unchecked Sendable {
                 try current.reset()
                 stagingReady = false   // temporary tables die with the old session
             } else {
-                connection = try PGConnection(connectionString: connectionString)
+                connection = try PGConnection(connectionString: connectionString, config: Self.connectionConfig)
             }
         } catch {
             connection = nil
