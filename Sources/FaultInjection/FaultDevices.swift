@@ -73,12 +73,24 @@ public struct FaultDeviceResult: Sendable {
     public var started = true
 }
 
+/// What a device of a fault run does, as it happens: the fleet harness times takeovers with it.
+public enum FaultDeviceEvent: Sendable {
+    /// A meeting began, as a new conversation.
+    case began(device: String, conversationID: String)
+    /// A SpeakerSyncKit device's connection changed state.
+    case state(device: String, conversationID: String, ConnectionState)
+    /// A server message (JSON text) reached a SpeakerSyncKit device.
+    case message(device: String, conversationID: String, text: String)
+}
+
 /// Streams meetings as the devices of a fault run, recording every acknowledgement in the ledger.
 struct FaultDevices: Sendable {
     let url: String
     let ledger: AcknowledgementLedger
     let logger: Logger
     let speed: Double
+    /// Told what the devices do (nil: nobody listens; the single-server run).
+    var observer: (@Sendable (FaultDeviceEvent) -> Void)? = nil
 
     /// One meeting through SpeakerSyncKit, resuming across every fault until it is finalized.
     func runKit(_ plan: FaultDevicePlan, token: String, meeting: FaultMeeting, client: WebSocketClient) async -> FaultDeviceResult {
@@ -94,7 +106,17 @@ struct FaultDevices: Sendable {
         config.startTimeoutSeconds = 600
         config.reconnect = ReconnectPolicy(initialDelaySeconds: 0.2, maxDelaySeconds: 2, maxAttempts: nil)
         let ledger = self.ledger
-        config.onMessage = { ledger.observe(conversationID, message: $0) }
+        if let observer {
+            let device = plan.name
+            observer(.began(device: device, conversationID: conversationID))
+            config.onMessage = {
+                ledger.observe(conversationID, message: $0)
+                observer(.message(device: device, conversationID: conversationID, text: $0))
+            }
+            config.onState = { observer(.state(device: device, conversationID: conversationID, $0)) }
+        } else {
+            config.onMessage = { ledger.observe(conversationID, message: $0) }
+        }
         ledger.sent(conversationID, meeting.wordKeys, kit: true)
         let streamer = DeviceStreamer(client: client, config: config, logger: logger)
         do {
@@ -122,6 +144,7 @@ struct FaultDevices: Sendable {
             FaultDeviceResult(device: plan.name, kind: .raw, conversationID: conversationID, finalized: false, detail: detail,
                               storeAudio: plan.storeAudio, started: false)
         }
+        observer?(.began(device: plan.name, conversationID: conversationID))
         guard let connection = try? client.connect(url: url, headers: [("authorization", "Bearer \(token)")]) else {
             return failed("could not connect")
         }

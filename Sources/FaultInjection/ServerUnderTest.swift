@@ -14,9 +14,14 @@ public final class ServerUnderTest: @unchecked Sendable {
     public let port: Int
     public let adminKey: String
     public let databaseURL: String
+    /// Where the harness reaches it (`baseURL`): loopback, or the server's address on the fleet
+    /// harness's test network.
+    public let host: String
     private let executable: URL
     private let extraArguments: [String]
     private let logFile: URL?
+    /// A command the server is started through (`ip netns exec ss-a`), empty for none.
+    private let launcher: [String]
     private let parent = ParentThread()
     private var process: Process?
 
@@ -25,13 +30,18 @@ public final class ServerUnderTest: @unchecked Sendable {
     }
 
     /// `executable`: the `speakersync` binary; `logFile`: where its output goes (nil: discarded).
-    public init(executable: URL, databaseURL: String, port: Int, adminKey: String, extraArguments: [String] = [], logFile: URL? = nil) {
+    /// `host`: where the harness reaches the server (it listens there only if `extraArguments` says
+    /// `--host`); `launcher`: a command it is started through (the fleet harness's `ip netns exec`).
+    public init(executable: URL, databaseURL: String, port: Int, adminKey: String, extraArguments: [String] = [], logFile: URL? = nil,
+                host: String = "127.0.0.1", launcher: [String] = []) {
         self.executable = executable
         self.databaseURL = databaseURL
         self.port = port
         self.adminKey = adminKey
         self.extraArguments = extraArguments
         self.logFile = logFile
+        self.host = host
+        self.launcher = launcher
     }
 
     deinit {
@@ -51,12 +61,13 @@ public final class ServerUnderTest: @unchecked Sendable {
 
     public var processID: pid_t? { process.flatMap { $0.isRunning ? $0.processIdentifier : nil } }
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://\(host):\(port)" }
 
     /// Starts the server and waits (bounded by `timeoutSeconds`) until `/readyz` answers 200.
     public func start(timeoutSeconds: Double = 60) async throws {
-        let executable = self.executable
-        let arguments = ["serve", "--port", "\(port)", "--database-url", databaseURL, "--log-level", "warning"] + extraArguments
+        let executable = launcher.first.map { URL(fileURLWithPath: $0) } ?? self.executable
+        let prefix: [String] = launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [self.executable.path]
+        let arguments = prefix + ["serve", "--port", "\(port)", "--database-url", databaseURL, "--log-level", "warning"] + extraArguments
         var variables = ProcessInfo.processInfo.environment
         variables["SPEAKERSYNC_ADMIN_KEY"] = adminKey
         variables["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed run leaves no server behind
@@ -111,6 +122,18 @@ public final class ServerUnderTest: @unchecked Sendable {
     }
 
     public var isRunning: Bool { process?.isRunning == true }
+
+    /// SIGSTOP: the process keeps its sockets and answers nothing (a long GC pause, a stuck VM).
+    public func pause() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// SIGCONT after `pause()`.
+    public func resume() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
 
     /// The provider worker processes, from the admin's view of `/healthz`.
     public func providerWorkers() -> [(pid: pid_t, plugin: String)] {

@@ -16,6 +16,11 @@ import Glibc
 public final class TCPProxy: @unchecked Sendable {
     public let port: Int
     private let upstreamPort: Int
+    /// Where the upstream is (loopback unless told otherwise) and the local address the upstream
+    /// connections are made from (nil: the kernel's choice), for a device of the fleet harness
+    /// that has an address of its own on the test network.
+    private let upstreamHost: String
+    private let sourceAddress: String?
     private let listener: Int32
     /// One forwarded connection: its two sockets, open until both pumps have ended.
     private struct Link {
@@ -26,8 +31,10 @@ public final class TCPProxy: @unchecked Sendable {
     private let links = Mutex<(next: UInt64, open: [UInt64: Link])>((0, [:]))
     private let stopped = Atomic<Bool>(false)
 
-    public init(upstreamPort: Int) throws {
+    public init(upstreamPort: Int, upstreamHost: String = "127.0.0.1", sourceAddress: String? = nil) throws {
         self.upstreamPort = upstreamPort
+        self.upstreamHost = upstreamHost
+        self.sourceAddress = sourceAddress
         listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -64,13 +71,28 @@ public final class TCPProxy: @unchecked Sendable {
     }
 
     /// A TCP socket connected to 127.0.0.1:`port`, nil when nothing listens there.
-    static func connectedSocket(port: Int) -> Int32? {
+    static func connectedSocket(port: Int) -> Int32? { connectedSocket(host: "127.0.0.1", port: port, source: nil) }
+
+    /// A TCP socket connected to `host`:`port` (IPv4), from `source` when given; nil when that fails.
+    static func connectedSocket(host: String, port: Int, source: String?) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                return nil
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let status = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -92,7 +114,7 @@ public final class TCPProxy: @unchecked Sendable {
         while !stopped.load(ordering: .relaxed) {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { if stopped.load(ordering: .relaxed) { return } else { continue } }
-            guard let upstream = Self.connectedSocket(port: upstreamPort) else { close(client); continue }
+            guard let upstream = Self.connectedSocket(host: upstreamHost, port: upstreamPort, source: sourceAddress) else { close(client); continue }
             let id = links.withLock { links in
                 links.next += 1
                 links.open[links.next] = Link(client: client, upstream: upstream)
