@@ -230,3 +230,22 @@ struct FaultDevices: Sendable {
                                  started: started.load(ordering: .relaxed))
     }
 }
+
+extension FaultDevices {
+    /// One device streaming meetings back to back, a new conversation each time, until `done` is set.
+    /// A device that could not even start (the server restarting) tries again a moment later, as a
+    /// person would, rather than in a tight loop.
+    func streamMeetings(_ plan: FaultDevicePlan, token: String, meetings: [FaultMeeting], firstRound: Int,
+                        client: WebSocketClient, into results: FaultResults, until done: RunFlag) async {
+        var round = firstRound
+        repeat {
+            let meeting = meetings[round % meetings.count]
+            let result = plan.kind == .kit
+                ? await runKit(plan, token: token, meeting: meeting, client: client)
+                : await runRaw(plan, token: token, meeting: meeting, client: client)
+            results.append(result)
+            round += 1
+            if !result.started { try? await Task.sleep(for: .seconds(1)) }
+        } while !done.isSet
+    }
+}

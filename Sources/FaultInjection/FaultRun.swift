@@ -97,19 +97,8 @@ public final class FaultRun: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 for (index, plan) in config.devices.enumerated() {
                     group.addTask {
-                        var round = index
-                        repeat {
-                            let meeting = meetings[round % meetings.count]
-                            let token = tokensByDevice[plan.name]!
-                            let result = plan.kind == .kit
-                                ? await devices.runKit(plan, token: token, meeting: meeting, client: client)
-                                : await devices.runRaw(plan, token: token, meeting: meeting, client: client)
-                            results.append(result)
-                            round += 1
-                            // A device that could not even start (the server restarting) tries again a
-                            // moment later, as a person would, rather than in a tight loop.
-                            if !result.started { try? await Task.sleep(for: .seconds(1)) }
-                        } while !scheduleDone.isSet
+                        await devices.streamMeetings(plan, token: tokensByDevice[plan.name]!, meetings: meetings, firstRound: index,
+                                                     client: client, into: results, until: scheduleDone)
                     }
                 }
             }

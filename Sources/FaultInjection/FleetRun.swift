@@ -151,17 +151,8 @@ public final class FleetRun: Sendable {
                     let devices = FaultDevices(url: "ws://127.0.0.1:\(proxies[index].port)/v1/listen", ledger: ledger, logger: logger,
                                                speed: speed, observer: observer)
                     group.addTask {
-                        var round = index
-                        repeat {
-                            let meeting = meetings[round % meetings.count]
-                            let token = tokensByDevice[plan.name]!
-                            let result = plan.kind == .kit
-                                ? await devices.runKit(plan, token: token, meeting: meeting, client: client)
-                                : await devices.runRaw(plan, token: token, meeting: meeting, client: client)
-                            results.append(result)
-                            round += 1
-                            if !result.started { try? await Task.sleep(for: .seconds(1)) }
-                        } while !scheduleDone.isSet
+                        await devices.streamMeetings(plan, token: tokensByDevice[plan.name]!, meetings: meetings, firstRound: index,
+                                                     client: client, into: results, until: scheduleDone)
                     }
                 }
             }
