@@ -317,7 +317,7 @@ import Testing
         for code in ProtocolErrorCode.allCases {
             for rejectingStart in [false, true] {
                 if let close = code.disposition(rejectingStart: rejectingStart).closeCode {
-                    #expect([1001, 1003, 1007, 1008, 1009, 1011, 4000, 4001, 4003, 4008, 4013, 4029].contains(close), "\(code)")
+                    #expect([1001, 1003, 1007, 1008, 1009, 1011, 4000, 4001, 4003, 4008, 4009, 4013, 4029].contains(close), "\(code)")
                 }
             }
         }

@@ -37,7 +37,7 @@ import WebSocketTransport
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
 
-        let old = LiveConnection(try client.connect(url: first.ws, headers: first.authorization))
+        let old = try LiveConnection(client: client, url: first.ws, headers: first.authorization)
         old.send(RawMessages.start(device: "phone-fleet", conversation: conversation))
         old.send(RawMessages.silence(seconds: 3))
         old.send(RawMessages.segment("A", from: 0, to: 3))
@@ -74,7 +74,7 @@ import WebSocketTransport
         #expect(unknown.status == 404, "\(unknown.text)")
 
         // The device resumes on the second server (its old connection still open on the first).
-        let new = LiveConnection(try client.connect(url: second.ws, headers: second.authorization))
+        let new = try LiveConnection(client: client, url: second.ws, headers: second.authorization)
         new.send(RawMessages.start(device: "phone-fleet", conversation: conversation))
         #expect(old.waitForClose() == 4009)
         #expect(old.recording.errorCodes.contains("resumed_elsewhere"))

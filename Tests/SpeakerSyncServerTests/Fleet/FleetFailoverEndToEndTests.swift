@@ -102,7 +102,7 @@ import WebSocketTransport
         let client = try WebSocketClient(logger: EndToEndTests.logger)
         defer { client.shutdown() }
         let headers = [("authorization", "Bearer \(first.adminKey)")]
-        let old = LiveConnection(try client.connect(url: "ws://127.0.0.1:\(first.port)/v1/listen", headers: headers))
+        let old = try LiveConnection(client: client, url: "ws://127.0.0.1:\(first.port)/v1/listen", headers: headers)
         old.send(RawMessages.start(device: "phone-paused", conversation: conversation))
         old.send(RawMessages.silence(seconds: 2))
         old.send(RawMessages.segment("A", from: 0, to: 2))
@@ -115,7 +115,7 @@ import WebSocketTransport
         old.send(RawMessages.words("r9", ["stale0", "stale1"], from: 2.2))
         // The device gives up on it and resumes on the other server, which takes the conversation once
         // the first one's lease has lapsed.
-        let new = LiveConnection(try client.connect(url: "ws://127.0.0.1:\(second.port)/v1/listen", headers: headers))
+        let new = try LiveConnection(client: client, url: "ws://127.0.0.1:\(second.port)/v1/listen", headers: headers)
         new.send(RawMessages.start(device: "phone-paused", conversation: conversation))
         #expect(Polling.until(seconds: 30) { new.recording.types.contains("session") }, "\(new.recording.texts)")
         new.send(RawMessages.silence(seconds: 2))

@@ -5,37 +5,46 @@ import WebSocketTransport
 
 /// A raw device connection whose messages are collected as they arrive, so a test can act in the
 /// middle of a session (wait for an acknowledgement, then open a second connection elsewhere).
-final class LiveConnection: Sendable {
-    let connection: WebSocketClientConnection
+///
+/// Collected by a `WebSocketClientHandler` on the client's own service thread, not by a task: the
+/// tests wait with blocking polls, and on a 2-core machine under the whole suite those can hold every
+/// thread of the concurrency pool, so a collecting task would never run (seen in CI).
+final class LiveConnection: WebSocketClientHandler {
+    private let client: WebSocketClient
     private let received = Mutex(SessionRecording())
-    private let closed = Mutex(false)
+    private let closed = Atomic<Bool>(false)
+    private let idLock = Mutex<ConnectionID?>(nil)
 
-    init(_ connection: WebSocketClientConnection) {
-        self.connection = connection
-        let events = connection.events
-        Task { [self] in
-            for await event in events {
-                switch event {
-                case .message(.text(let text)): received.withLock { $0.texts.append(text) }
-                case .disconnected(let code, let reason):
-                    received.withLock {
-                        $0.closeCode = code
-                        $0.closeReason = reason
-                    }
-                    closed.withLock { $0 = true }
-                    return
-                default: continue
-                }
-            }
-            closed.withLock { $0 = true }
-        }
+    init(client: WebSocketClient, url: String, headers: [(String, String)]) throws {
+        self.client = client
+        let connection = try client.connect(url: url, headers: headers, handler: self)
+        idLock.withLock { $0 = connection }
     }
 
-    func send(_ text: String) { connection.send(.text(text)) }
-    func send(_ bytes: [UInt8]) { connection.send(.binary(bytes)) }
+    func connected(_ connection: ConnectionID) {}
+
+    func received(_ connection: ConnectionID, message: WebSocketMessage) {
+        if case .text(let text) = message { received.withLock { $0.texts.append(text) } }
+    }
+
+    func disconnected(_ connection: ConnectionID, code: UInt16?, reason: String?) {
+        received.withLock {
+            $0.closeCode = code
+            $0.closeReason = reason
+        }
+        closed.store(true, ordering: .releasing)
+    }
+
+    func send(_ text: String) { send(.text(text)) }
+    func send(_ bytes: [UInt8]) { send(.binary(bytes)) }
+
+    private func send(_ message: WebSocketMessage) {
+        guard let connection = idLock.withLock({ $0 }) else { return }
+        client.send(message, to: connection)
+    }
 
     var recording: SessionRecording { received.withLock { $0 } }
-    var isClosed: Bool { closed.withLock { $0 } }
+    var isClosed: Bool { closed.load(ordering: .acquiring) }
 
     /// Waits (bounded) until every word of `texts` was acknowledged `stored`.
     @discardableResult
