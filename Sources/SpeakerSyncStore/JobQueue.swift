@@ -230,12 +230,7 @@ extension JobQueue {
                     server_instance = CASE WHEN j.kind = ANY($2::text[]) AND j.attempts < $3 THEN NULL ELSE j.server_instance END,
                     progress = CASE WHEN j.kind = ANY($2::text[]) AND j.attempts < $3 THEN 0 ELSE j.progress END,
                     finished_at = CASE WHEN j.kind = ANY($2::text[]) AND j.attempts < $3 THEN NULL ELSE now() END
-                WHERE j.status = 'running'
-                  AND NOT EXISTS (
-                      SELECT 1 FROM pg_locks l
-                      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                        AND l.classid = $1::int::oid AND l.objid = j.server_instance::oid)
+                WHERE j.status = 'running' AND NOT \(ServerLease.holdsLock("j.server_instance", lockClass: "$1::int"))
                 RETURNING j.id, j.status
                 """, [ServerLease.lockClass, resumable, maxAttempts, Self.interruptedReason,
                       "\(Self.interruptedReason) on each of its %s attempts; not run again"]).rows

@@ -40,10 +40,24 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
     public static func isLive(_ column: String) -> String {
         """
         (EXISTS (SELECT 1 FROM fleet_servers fs WHERE fs.server_instance = \(column) AND fs.lease_expires_at > now())
-         AND EXISTS (SELECT 1 FROM pg_locks pl
-                     WHERE pl.locktype = 'advisory' AND pl.granted AND pl.objsubid = 2
-                       AND pl.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                       AND pl.classid = \(lockClass)::oid AND pl.objid = \(column)::oid))
+         AND \(holdsLock(column)))
+        """
+    }
+
+    /// SQL that is true when the server numbered by the expression `instance` holds its advisory lock
+    /// in this database (its lease connection is alive as far as PostgreSQL knows). `lockClass`: the
+    /// lock class as SQL (a bind parameter, or the constant).
+    public static func holdsLock(_ instance: String, lockClass: String = "\(ServerLease.lockClass)") -> String {
+        "EXISTS (SELECT 1 FROM pg_locks pl WHERE \(isLeaseLock("pl", of: instance, lockClass: lockClass)))"
+    }
+
+    /// SQL that is true when the `pg_locks` row `row` is the granted lease lock of server `instance`
+    /// in this database.
+    static func isLeaseLock(_ row: String, of instance: String, lockClass: String = "\(ServerLease.lockClass)") -> String {
+        """
+        \(row).locktype = 'advisory' AND \(row).granted AND \(row).objsubid = 2
+          AND \(row).database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND \(row).classid = (\(lockClass))::oid AND \(row).objid = (\(instance))::oid
         """
     }
 
@@ -75,12 +89,7 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
             try connection.execute("""
                 UPDATE conversations c
                 SET status = 'interrupted', status_reason = $2, ended_at = coalesce(c.ended_at, now()), updated_at = now()
-                WHERE c.status = 'active'
-                  AND NOT EXISTS (
-                      SELECT 1 FROM pg_locks l
-                      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-                        AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                        AND l.classid = $1::int::oid AND l.objid = c.server_instance::oid)
+                WHERE c.status = 'active' AND NOT \(Self.holdsLock("c.server_instance", lockClass: "$1::int"))
                 """, [Self.lockClass, reason])
         }
     }
@@ -162,9 +171,7 @@ public final class ServerLease: @unchecked Sendable { // `connection` and `lastR
             if taken { return }
             let ended = try connection.execute("""
                 SELECT pg_terminate_backend(l.pid) FROM pg_locks l
-                WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2 AND l.pid <> pg_backend_pid()
-                  AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                  AND l.classid = $1::int::oid AND l.objid = $2::int::oid
+                WHERE l.pid <> pg_backend_pid() AND \(Self.isLeaseLock("l", of: "$2::int", lockClass: "$1::int"))
                 """, [Self.lockClass, Int32(instance)])
             logger.warning("server lease: ended this server's earlier connection, which still held its lock", metadata: ["backends": "\(ended)"])
             Thread.sleep(forTimeInterval: 0.1)

@@ -35,10 +35,10 @@ final class FleetCoordinator: @unchecked Sendable { // `timers` is written once 
             guard case .notified(let notifications) = event, let sessions else { return }
             for notification in notifications {
                 guard let request = FleetRequest(payload: notification.payload), request.holder == instance else { continue }
-                if case .command(let id, _) = request {
+                switch request {
+                case .command(let id, _):
                     RoutedSpeakerChange.handle(id: id, leases: leases, sessions: sessions, logger: logger)
-                }
-                if case .handover(let conversationID, _) = request {
+                case .handover(let conversationID, _):
                     logger.info("another server resumes a conversation of this one; handing it over",
                                 metadata: ["conversation": "\(conversationID)"])
                     if !sessions.handOverToFleet(conversationID: conversationID) {
@@ -75,7 +75,10 @@ final class FleetCoordinator: @unchecked Sendable { // `timers` is written once 
         let publisher = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "speakersync.fleet.publish"))
         publisher.schedule(deadline: .now() + config.publishSeconds, repeating: config.publishSeconds, leeway: .milliseconds(200))
         publisher.setEventHandler { [weak self, weak sessions] in
-            guard let self, let sessions else { return }
+            // Only other servers read what is published (each lists its own sessions from memory): a
+            // server alone on its database skips the snapshots and the write. A server that joins is
+            // seen at the next renewal, so its list has this one's sessions a few seconds later.
+            guard let self, let sessions, lease.peersAtLastRenewal > 0 else { return }
             let done = DispatchSemaphore(value: 0)
             let collected = Mutex<[LiveSessionSnapshot]>([])
             sessions.liveSessions(visibleTo: .admin(keyID: "fleet")) { snapshots in
