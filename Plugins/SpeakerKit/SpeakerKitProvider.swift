@@ -132,13 +132,12 @@ final class SpeakerKitProvider: PluginProvider {
 
     var embedsVoices: Bool { true }
 
-    /// Sessions pushed together share one silero call per 32 ms step (`SileroBatch`): the worker hands
-    /// over whatever pushes queued up while it was busy. The VAD is where batching pays (about half of
-    /// a session's CPU at 100 sessions; onnxruntime's cost per window falls by more than half at batch
-    /// 32). The encoder runs per session as alone: batching GE2E saves nothing on this CPU, and another
-    /// GEMM shape rounds the embeddings' last bits differently, which can flip a finalize decision
-    /// (docs/benchmarks.md, "Batching across sessions"). So labels are exactly those of the sessions
-    /// alone (SpeakerKitBatchedPushTests).
+    /// Sessions pushed together share one silero call per 32 ms step (`SileroBatch`) and one encoder
+    /// call for all their due windows (`SpeakerKitSession.push(together:)`): the worker hands over
+    /// whatever pushes queued up while it was busy. The VAD's cost per window falls by more than half
+    /// at batch 32; since frames are embedded one at a time (`DiarizerConfig.minimumBatch`), the
+    /// encoder's by about a third. Labels are exactly those of the sessions alone
+    /// (SpeakerKitBatchedPushTests, BatchedSpeakerKitTests).
     var batchesPushes: Bool { true }
 
     func push(many: [(session: any PluginProviderSession, samples: UnsafeBufferPointer<Float>)]) -> [PluginFailure?] {
@@ -147,7 +146,10 @@ final class SpeakerKitProvider: PluginProvider {
             return many.map { _ in PluginFailure(.internalError, "push_audio_many: an instance of another provider") }
         }
         SileroBatch.prefetch(zip(sessions, many).map { ($0.detector, $1.samples) })
-        return pushEach(many)
+        // The ABI lists each instance once, all of this factory (so all with this provider's embedder);
+        // a host that broke the first rule gets the pushes one after another, in order.
+        guard Set(sessions.map(ObjectIdentifier.init)).count == sessions.count else { return pushEach(many) }
+        return SpeakerKitSession.push(together: zip(sessions, many).map { ($0, $1.samples) }, embedder: embedder)
     }
 
     func embedVoice(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) -> [Float] {

@@ -63,8 +63,34 @@ final class SpeakerKitSession: PluginProviderSession {
         } catch {
             throw PluginFailure(.internalError, "\(error)")
         }
-        audioSeconds += Double(samples.count) / 16_000
+        pushed(audio)
+    }
+
+    /// What follows a push the diarizer took: the pace, and the overlap pass.
+    private func pushed(_ audio: [Float]) {
+        audioSeconds += Double(audio.count) / 16_000
         overlap?.push(audio, mayWait: isFasterThanRealTime)
+    }
+
+    /// Distinct sessions' pushes, every window they have due embedded in one encoder call
+    /// (`DiarizerBatch`). Why: with a frame embedded as soon as its look-ahead is in (`minimumBatch`
+    /// 1), a session alone calls the encoder with one window, the encoder's dearest shape; many
+    /// sessions' windows together cost about a third less each (`speakersync-bench batch
+    /// --encoder-batch`, docs/benchmarks.md). Each diarizer gets exactly the embeddings it would get
+    /// alone, row for row, so labels do not change (`SpeakerKitBatchedPushTests`, to the last bit).
+    /// All the sessions must share `embedder`.
+    static func push(together items: [(session: SpeakerKitSession, samples: UnsafeBufferPointer<Float>)],
+                     embedder: any SpeakerEmbedder) -> [PluginFailure?] {
+        let audio = items.map { item in
+            item.session.adjustStride(forPushOf: item.samples.count)
+            return Array(item.samples)
+        }
+        let errors = DiarizerBatch.push(zip(items, audio).map { ($0.session.diarizer, $1) }, embedder: embedder)
+        return zip(items, zip(audio, errors)).map { item, outcome in
+            if let error = outcome.1 { return PluginFailure(.internalError, "\(error)") }
+            item.session.pushed(outcome.0)
+            return nil
+        }
     }
 
     /// Audio pushed so far, and when the session started: a session whose audio arrives at more than

@@ -120,6 +120,10 @@ struct SessionsBench: AsyncParsableCommand {
         }.filter { $0.startSeconds < end }
         // One client is one libwebsockets service thread: at hundreds of sessions it is the load
         // generator's bottleneck, which the latencies would then measure.
+        // Every session sends the same audio: encode it once. (Each session encoding its own copy put
+        // 500 × 20 s of PCM conversion on the load generator in the starts' first second, on the cores
+        // the server was starting those sessions on.)
+        let messages = AudioMessages.pcm(audio, sampleRate: meeting.sampleRate, chunkSamples: Int(chunkSeconds * Double(meeting.sampleRate)))
         let clients = try (0 ..< max(1, clientThreads)).map { _ in try WebSocketClient(logger: logger) }
         defer { clients.forEach { $0.shutdown() } }
         let rssBefore = server.residentKilobytes()
@@ -148,7 +152,7 @@ struct SessionsBench: AsyncParsableCommand {
                     config.finalizeTimeoutSeconds = 60
                     do {
                         return (index, .success(try await DeviceStreamer(client: clients[index % clients.count], config: config, logger: logger)
-                            .stream(audio: audio, sampleRate: meeting.sampleRate, words: words, segments: provider == "device" ? segments : [])))
+                            .stream(messages, words: words, segments: provider == "device" ? segments : [])))
                     } catch {
                         return (index, .failure(error))
                     }
