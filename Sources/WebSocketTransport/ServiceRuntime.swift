@@ -111,9 +111,23 @@ final class ServiceRuntime<Command: Sendable>: Sendable {
         thread.start()
     }
 
+    /// A service round (one poll and the callbacks it wakes) starts at most this often: one that
+    /// would begin sooner sleeps out the rest first. Why: lws 4.1's event loop is poll(), whose cost is
+    /// every connection's descriptor on every round, and under many light connections each round
+    /// found one or two messages (500 device sessions: 100 ms frames, about 5,000 rounds a second,
+    /// 500 descriptors each). Rounds at most every millisecond carry several messages each; the server
+    /// then used 41 % of the machine instead of 59.5 % at the same latencies (`speakersync-bench sessions
+    /// --levels 500 --seconds 20 --client-threads 4`, docs/benchmarks.md). An idle or lightly used
+    /// runtime never sleeps: its rounds are further apart than this.
+    var minimumRoundMicroseconds: UInt64 { 1_000 }
+
     private func runLoop() {
+        var roundStart = DispatchTime.now().uptimeNanoseconds
         while shared.withLock({ $0.phase == .running }) {
             if !LWS.service(context.pointer) { break }
+            let elapsed = (DispatchTime.now().uptimeNanoseconds - roundStart) / 1_000
+            if elapsed < minimumRoundMicroseconds { usleep(UInt32(minimumRoundMicroseconds - elapsed)) }
+            roundStart = DispatchTime.now().uptimeNanoseconds
         }
         // Flip the phase under the lock so no other thread calls lws_cancel_service from now on,
         // then destroy on this thread: close callbacks run here, like every other callback.
