@@ -39,7 +39,7 @@ struct SessionsBench: AsyncParsableCommand {
 
     @Option(name: .customLong("chunk-seconds"), help: "Audio per frame a device sends (0.1 = the 100 ms frames of the published figures).")
     var chunkSeconds = 0.1
-    @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets).")
+    @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets, and the words sent with the stop).")
     var verbose = false
     @Option(name: .customLong("client-threads"), help: "WebSocket client service threads the load generator spreads its sessions over (each a libwebsockets context).")
     var clientThreads = 1
@@ -200,13 +200,16 @@ struct SessionsBench: AsyncParsableCommand {
             var buckets: [Int: [Double]] = [:]
             for report in reports {
                 for (latency, sent) in zip(report.wordUpdateLatencies, report.wordUpdateSentSeconds) {
-                    buckets[Int(sent / 5), default: []].append(latency * 1000)
+                    // Words sent once the last audio is out go with the `stop` (key -1): their updates
+                    // meet every session's finalize, so they get a line of their own.
+                    buckets[sent >= end - chunkSeconds ? -1 : Int(sent / 5), default: []].append(latency * 1000)
                 }
             }
-            for key in buckets.keys.sorted() {
+            for key in buckets.keys.sorted(by: { ($0 < 0 ? Int.max : $0) < ($1 < 0 ? Int.max : $1) }) {
                 let values = buckets[key]!.sorted()
-                print(String(format: "    words sent %3d-%3d s: %5d words, p50 %7.1f ms, p99 %7.1f ms", key * 5, key * 5 + 5, values.count,
-                             values[values.count / 2], values[min(values.count - 1, values.count * 99 / 100)]))
+                let when = key < 0 ? "with the stop " : String(format: "sent %3d-%3d s", key * 5, key * 5 + 5)
+                print("    words \(when): " + String(format: "%5d words, p50 %7.1f ms, p99 %7.1f ms", values.count,
+                                                       values[values.count / 2], values[min(values.count - 1, values.count * 99 / 100)]))
             }
         }
         // Label latency from each session's stats (the server's own measure: words and their audio in →
