@@ -116,9 +116,9 @@ final class ServiceRuntime<Command: Sendable>: Sendable {
     /// every connection's descriptor on every round, and under many light connections each round
     /// found one or two messages (500 device sessions: 100 ms frames, about 5,000 rounds a second,
     /// 500 descriptors each). Rounds at most every millisecond carry several messages each; the server
-    /// then used 41 % of the machine instead of 59.5 % at the same latencies (`speakersync-bench sessions
-    /// --levels 500 --seconds 20 --client-threads 4`, docs/benchmarks.md). An idle or lightly used
-    /// runtime never sleeps: its rounds are further apart than this.
+    /// then used 39–40 % of the machine instead of 58–60 % (`speakersync-bench sessions --levels 500
+    /// --seconds 20 --client-threads 4`, docs/benchmarks.md). A runtime whose rounds are further apart
+    /// than this (idle, or lightly used) never sleeps; a burst pays at most a millisecond a round.
     var minimumRoundMicroseconds: UInt64 { 1_000 }
 
     private func runLoop() {
