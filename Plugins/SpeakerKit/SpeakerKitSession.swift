@@ -86,9 +86,9 @@ final class SpeakerKitSession: PluginProviderSession {
             return Array(item.samples)
         }
         let errors = DiarizerBatch.push(zip(items, audio).map { ($0.session.diarizer, $1) }, embedder: embedder)
-        return zip(items, zip(audio, errors)).map { item, outcome in
-            if let error = outcome.1 { return PluginFailure(.internalError, "\(error)") }
-            item.session.pushed(outcome.0)
+        return items.indices.map { index in
+            if let error = errors[index] { return PluginFailure(.internalError, "\(error)") }
+            items[index].session.pushed(audio[index])
             return nil
         }
     }

@@ -118,12 +118,12 @@ struct SessionsBench: AsyncParsableCommand {
             meeting.turns.map { DeviceSegment(speaker: $0.speaker, startSeconds: $0.startSeconds + Double(loop) * loopSeconds,
                                               endSeconds: min(end, $0.endSeconds + Double(loop) * loopSeconds)) }
         }.filter { $0.startSeconds < end }
-        // One client is one libwebsockets service thread: at hundreds of sessions it is the load
-        // generator's bottleneck, which the latencies would then measure.
         // Every session sends the same audio: encode it once. (Each session encoding its own copy put
         // 500 × 20 s of PCM conversion on the load generator in the starts' first second, on the cores
         // the server was starting those sessions on.)
         let messages = AudioMessages.pcm(audio, sampleRate: meeting.sampleRate, chunkSamples: Int(chunkSeconds * Double(meeting.sampleRate)))
+        // One client is one libwebsockets service thread: at hundreds of sessions it is the load
+        // generator's bottleneck, which the latencies would then measure.
         let clients = try (0 ..< max(1, clientThreads)).map { _ in try WebSocketClient(logger: logger) }
         defer { clients.forEach { $0.shutdown() } }
         let rssBefore = server.residentKilobytes()
@@ -198,19 +198,25 @@ struct SessionsBench: AsyncParsableCommand {
         if verbose {
             // Where the slow updates are: p99 by when the word was sent.
             var buckets: [Int: [Double]] = [:]
+            // Words sent once the last audio is out go with the `stop`: their updates meet every
+            // session's finalize, so they get a line of their own.
+            var withStop: [Double] = []
             for report in reports {
                 for (latency, sent) in zip(report.wordUpdateLatencies, report.wordUpdateSentSeconds) {
-                    // Words sent once the last audio is out go with the `stop` (key -1): their updates
-                    // meet every session's finalize, so they get a line of their own.
-                    buckets[sent >= end - chunkSeconds ? -1 : Int(sent / 5), default: []].append(latency * 1000)
+                    if sent >= end - chunkSeconds {
+                        withStop.append(latency * 1000)
+                    } else {
+                        buckets[Int(sent / 5), default: []].append(latency * 1000)
+                    }
                 }
             }
-            for key in buckets.keys.sorted(by: { ($0 < 0 ? Int.max : $0) < ($1 < 0 ? Int.max : $1) }) {
-                let values = buckets[key]!.sorted()
-                let when = key < 0 ? "with the stop " : String(format: "sent %3d-%3d s", key * 5, key * 5 + 5)
+            func line(_ when: String, _ unsorted: [Double]) {
+                let values = unsorted.sorted()
                 print("    words \(when): " + String(format: "%5d words, p50 %7.1f ms, p99 %7.1f ms", values.count,
                                                        values[values.count / 2], values[min(values.count - 1, values.count * 99 / 100)]))
             }
+            for key in buckets.keys.sorted() { line(String(format: "sent %3d-%3d s", key * 5, key * 5 + 5), buckets[key]!) }
+            if !withStop.isEmpty { line("with the stop ", withStop) }
         }
         // Label latency from each session's stats (the server's own measure: words and their audio in →
         // first transcript update giving them a speaker), parsed here, after the run.
