@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import WebSocketTransport
 
 /// Everything one raw WebSocket connection received, in order, until it closed: what a device saw.
@@ -8,8 +9,31 @@ struct SessionRecording: Sendable {
     var closeCode: UInt16?
     var closeReason: String?
 
-    /// Reads `events` to the end of the connection (bounded by the caller's own timeouts).
-    static func record(_ events: AsyncStream<WebSocketClientEvent>) async -> SessionRecording {
+    /// Reads `events` to the end of the connection. A connection that never ends fails the test
+    /// after `timeoutSeconds` (an issue naming what was received) instead of hanging the whole run;
+    /// the bound is far above any test's need and asserts nothing about speed.
+    static func record(_ events: AsyncStream<WebSocketClientEvent>, timeoutSeconds: Double = 300,
+                       sourceLocation: SourceLocation = #_sourceLocation) async -> SessionRecording {
+        await withTaskGroup(of: SessionRecording?.self) { group in
+            group.addTask { await recordToTheEnd(events) }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeoutSeconds))
+                return nil
+            }
+            if let first = await group.next(), let recording = first {
+                group.cancelAll()
+                return recording
+            }
+            // The timeout came first: cancelling ends the stream's iteration with what it has.
+            group.cancelAll()
+            let partial = (await group.next() ?? nil) ?? SessionRecording()
+            Issue.record("the connection did not end within \(Int(timeoutSeconds)) s; received \(partial.texts.count) messages, the last: \(partial.texts.last?.prefix(300) ?? "none")",
+                         sourceLocation: sourceLocation)
+            return partial
+        }
+    }
+
+    private static func recordToTheEnd(_ events: AsyncStream<WebSocketClientEvent>) async -> SessionRecording {
         var recording = SessionRecording()
         for await event in events {
             switch event {
