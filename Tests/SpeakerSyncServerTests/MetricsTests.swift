@@ -85,6 +85,18 @@ struct PrometheusText {
         #expect(abs((parsed.value(#"speakersync_provider_chunk_seconds_sum{provider="energy"}"#) ?? 0) - 107.403) < 1e-9)
     }
 
+    /// A session's end observes all its words' latencies in one call: the same histogram as one by one.
+    @Test func manyObservationsInOneCallEqualThemOneByOne() throws {
+        let values = [0.003, 0.2, .nan, 0.2, 7.0, 100.0, .infinity]
+        let single = ServerMetrics()
+        for value in values { single.observe("speakersync_word_label_latency_seconds", ["provider": "device"], value) }
+        let batched = ServerMetrics()
+        batched.observe("speakersync_word_label_latency_seconds", ["provider": "device"], values: values)
+        #expect(batched.render() == single.render())
+        let parsed = try PrometheusText(batched.render())
+        #expect(parsed.value(#"speakersync_word_label_latency_seconds_count{provider="device"}"#) == 5) // NaN and ∞ left out
+    }
+
     @Test func aSessionsWordsAndCloseAreCountedAndScrapingNeedsACredential() async throws {
         let server = try EndToEndTests.TestServer()
         let script = try MeetingScript.generate(seed: 51, speakerCount: 2, turnCount: 6)

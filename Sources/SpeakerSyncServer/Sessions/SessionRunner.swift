@@ -199,7 +199,7 @@ final class SessionRunner: @unchecked Sendable {
             if let factor = stats.realTimeFactor {
                 metrics.observe("speakersync_provider_real_time_factor", labels, factor, buckets: ServerMetrics.factorBuckets)
             }
-            for latency in stats.firstLabelLatenciesSeconds { metrics.observe("speakersync_word_label_latency_seconds", labels, latency) }
+            metrics.observe("speakersync_word_label_latency_seconds", labels, values: stats.firstLabelLatenciesSeconds)
         }
         if let live, live.request.asr == .server, let cpu = live.recognizerCPUSeconds {
             let audio = live.sessionAudioSeconds
