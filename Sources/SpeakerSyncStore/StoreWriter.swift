@@ -5,8 +5,8 @@ import PostgresClient
 /// One writer connection with its two threads; `StoreWriter` spreads conversations over several.
 /// Writes sessions' steps to PostgreSQL off the WebSocket and session threads.
 ///
-/// Any thread enqueues. An encoding thread takes what is queued (across all conversations; steps
-/// carrying whole labellings may wait one drain, `DrainCut`) and folds it into one set of changes per table — the later step wins per primary key, so order
+/// Any thread enqueues. An encoding thread takes everything queued (across all conversations) and
+/// folds it into one set of changes per table — the later step wins per primary key, so order
 /// within a conversation is kept — encoding the words for COPY; the writer thread, which owns the
 /// one connection, commits each such drain in one transaction (COPY into a staging table plus
 /// `INSERT … ON CONFLICT`, and `unnest($n::type[])` statements with bind parameters for the small
@@ -26,8 +26,6 @@ final class StoreWriterShard: @unchecked Sendable {
         var step: PersistStep
         var completion: Completion
         var failureReported = false
-        /// Waited one drain already (`DrainCut`): goes with the next.
-        var heldBack = false
     }
 
     // Guarded by `condition`.
@@ -59,13 +57,6 @@ final class StoreWriterShard: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return waitingSteps
-    }
-
-    /// Steps the encoder has not taken yet (tests use it to know a drain was cut).
-    var untakenSteps: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return queue.count
     }
 
     /// Figures for benchmarks: transactions committed and word rows written so far.
@@ -149,14 +140,8 @@ final class StoreWriterShard: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            // Light steps first, heavy ones (whole labellings) one drain later: `DrainCut`.
-            let cut = DrainCut(queue.map { DrainCut.Step(conversationID: $0.conversationID, heavy: $0.step.isHeavy, heldBack: $0.heldBack) })
-            let drain = cut.taken.map { queue[$0] }
-            queue = cut.kept.map { position in
-                var pending = queue[position]
-                pending.heldBack = true
-                return pending
-            }
+            let drain = queue
+            queue.removeAll(keepingCapacity: true)
             encoding = true
             condition.unlock()
             let changes = ChangeSet(drain.map { ($0.conversationID, $0.step) })
@@ -382,11 +367,6 @@ public final class StoreWriter: Sendable {
 
     public func shutdown(timeoutSeconds: Double = 30) {
         for shard in shards { shard.shutdown(timeoutSeconds: timeoutSeconds) }
-    }
-
-    /// Steps no encoder has taken yet, over all shards (for tests).
-    var untakenSteps: Int {
-        shards.reduce(0) { $0 + $1.untakenSteps }
     }
 
     /// Transactions committed and word rows written so far, over all shards.
