@@ -106,7 +106,7 @@ final class SessionRunner: @unchecked Sendable {
     /// Where every session's queue runs: the global pool that does not overcommit, about a thread per
     /// core. A serial queue's default target overcommits (a thread for each queue with work), so 500
     /// sessions ending within a second woke hundreds of threads, and the kernel's task switching took
-    /// 17 % of the server's samples. On this pool the same bench ran with 15–20 % less server CPU and a
+    /// 17 % of the server's samples. On this pool the same bench ran with 11–28 % less server CPU and a
     /// lower p99 in each of three paired runs (docs/benchmarks.md). It relies on what the session code already
     /// keeps to: a session's queue never blocks (PostgreSQL reads run on `startReads`, sends to a
     /// provider worker never wait, a provider in this process only computes).
