@@ -2,7 +2,6 @@ import DiarizationModels
 import Foundation
 import SherpaOnnxSpeakers
 import SpeakerSegmentation
-import Synchronization
 import VoiceActivity
 
 /// The two models of the `pyannote` provider, loaded by the first session that needs them.
@@ -13,13 +12,14 @@ import VoiceActivity
 /// names an embedding model — so a missing model still lists the provider as unavailable at once.
 final class PyannoteModels: Sendable {
     let segmentationPath: String
-    let embeddingPath: String
+    let segmenters: PyannoteSegmenter
+    /// CAM++, checked now and opened by the first session (`LazyEmbeddingExtractor`).
+    let embedding: LazyEmbeddingExtractor
+
+    var embeddingPath: String { embedding.modelPath }
     /// The embedding's size, from the model's metadata: known before the model is opened, so enrolled
     /// profiles from another embedding space can be told apart.
-    let dimension: Int
-    let segmenters: PyannoteSegmenter
-    /// The extractor once made, or why it could not be (kept: a file that failed once fails again).
-    private let extractor = Mutex<Result<SpeakerEmbeddingExtractor, SherpaOnnxSpeakersError>?>(nil)
+    var dimension: Int { embedding.dimension }
 
     /// Checks the files without opening them; throws the reason the provider is unavailable.
     init(segmentationPath: String, embeddingPath: String) throws(PyannoteModelsUnavailable) {
@@ -27,12 +27,11 @@ final class PyannoteModels: Sendable {
             throw PyannoteModelsUnavailable("no segmentation model at \(segmentationPath) (run scripts/setup)")
         }
         do throws(SherpaOnnxSpeakersError) {
-            dimension = try SherpaOnnxModelCheck.embeddingModel(OnnxModelDescription.read(path: embeddingPath), path: embeddingPath)
+            embedding = try LazyEmbeddingExtractor(modelPath: embeddingPath)
         } catch {
             throw PyannoteModelsUnavailable("cannot use the embedding model: \(error.message) (run scripts/setup)")
         }
         self.segmentationPath = segmentationPath
-        self.embeddingPath = embeddingPath
         segmenters = PyannoteSegmenter(modelPath: segmentationPath)
     }
 
@@ -43,20 +42,10 @@ final class PyannoteModels: Sendable {
         } catch {
             throw PyannoteModelsUnavailable("cannot load the segmentation model: \(error.message)")
         }
-        let result = extractor.withLock { slot in
-            if let slot { return slot }
-            let made: Result<SpeakerEmbeddingExtractor, SherpaOnnxSpeakersError>
-            do throws(SherpaOnnxSpeakersError) {
-                made = .success(try SpeakerEmbeddingExtractor(modelPath: embeddingPath))
-            } catch {
-                made = .failure(error)
-            }
-            slot = made
-            return made
-        }
-        switch result {
-        case .success(let extractor): return extractor
-        case .failure(let error): throw PyannoteModelsUnavailable("cannot load the embedding model: \(error.message) (run scripts/setup)")
+        do throws(SherpaOnnxSpeakersError) {
+            return try embedding.loaded()
+        } catch {
+            throw PyannoteModelsUnavailable("cannot load the embedding model: \(error.message) (run scripts/setup)")
         }
     }
 }

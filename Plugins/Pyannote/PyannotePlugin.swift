@@ -20,12 +20,11 @@ public func speakersyncPluginEntry() -> UnsafePointer<speakersync_plugin_entry_t
 
 enum PyannotePlugin {
     static let providerID = "pyannote"
-    static let embeddingModelFileName = "campplus-zh-en-common-advanced.onnx"
 
     static func provider(host: PluginHostConnection) -> PyannoteProvider {
         do throws(PyannoteModelsUnavailable) {
             let models = try PyannoteModels(segmentationPath: VendorLocation.modelPath(PyannoteSegmentation.modelFileName),
-                                            embeddingPath: VendorLocation.modelPath(embeddingModelFileName))
+                                            embeddingPath: VendoredCampPlus.path)
             host.logger.info("found models (opened by the first session)", metadata: [
                 "provider": "\(providerID)", "segmentation_model": "\(models.segmentationPath)",
                 "embedding_model": "\(models.embeddingPath)", "dimension": "\(models.dimension)",

@@ -27,6 +27,8 @@ public enum EmbeddingModelThresholds {
         // The finalize's cost of a change of speaker is in distance units too; without a calibrated one,
         // speakerkit's (tuned for GE2E) stands.
         if let penalty = thresholds["switch_penalty"] { config.switchPenalty = Float(penalty) }
+        // The same for the margin a voice the count missed must clear to be split off.
+        if let margin = thresholds["uncounted_voice_margin"] { config.uncountedVoiceMargin = Float(margin) }
         return config
     }
 }

@@ -19,12 +19,20 @@ public struct SherpaOnnxModelCatalog: Sendable, Equatable {
         /// Thresholds calibrated for this model (`speakersync-bench calibrate`), by name: "speaker",
         /// "embedding", "cluster", "enrolled" (the live diarizer's cosine distances), "switch_penalty"
         /// (its finalize's cost of a change of speaker, in the same distance units), "offline" (the
-        /// offline pass's clustering). Missing ones take the provider's defaults.
+        /// offline pass's clustering), "uncounted_voice_margin" (speakerkit's finalize: how much nearer
+        /// a voice the count missed must be to its own centre, in the same units). Missing ones take the
+        /// provider's defaults.
         public var thresholds: [String: Double]
+
+        public init(name: String, path: String, thresholds: [String: Double]) {
+            self.name = name
+            self.path = path
+            self.thresholds = thresholds
+        }
     }
 
     /// The names a model's `thresholds` may hold.
-    public static let calibratedNames: Set<String> = ["speaker", "embedding", "cluster", "enrolled", "switch_penalty", "offline"]
+    public static let calibratedNames: Set<String> = ["speaker", "embedding", "cluster", "enrolled", "switch_penalty", "offline", "uncounted_voice_margin"]
 
     public static let segmentationVariable = "SPEAKERSYNC_SHERPA_ONNX_SEGMENTATION_MODEL"
     public static let embeddingVariable = "SPEAKERSYNC_SHERPA_ONNX_EMBEDDING_MODEL"

@@ -8,6 +8,7 @@ import SpeakerManager
 import SpeakerSegmentation
 import SpeakerSyncAudio
 import SpeakerSyncEval
+import SherpaOnnxSpeakers
 import StreamingDiarization
 import Synchronization
 import VoiceActivity
@@ -26,6 +27,10 @@ struct DiarizeBench: ParsableCommand {
     @Option(help: "Samples per push (1600 = 100 ms, a device frame).") var chunk = 1600
     @Option(help: "Push audio at this multiple of real time, sleeping between chunks as a device stream does (0: as fast as possible). CPU per audio second at pace 1 includes what idling between chunks costs (cold caches, a thread that moves between cores).")
     var pace = 0.0
+    @Option(name: .customLong("embedding-model"), help: "A sherpa-onnx speaker embedding ONNX model in place of GE2E, as `speakerkit.NAME` runs it ('campplus': the CAM++ scripts/setup vendors). Its live thresholds are EmbeddingModelThresholds' (or --model-thresholds); the other options override them.")
+    var embeddingModel: String?
+    @Option(name: .customLong("model-thresholds"), help: "With --embedding-model: the provider config's thresholds as JSON, e.g. '{\"speaker\": 0.6}'.")
+    var modelThresholds: String?
     @Option(name: .customLong("speaker-threshold")) var speakerThreshold: Float?
     @Option(name: .customLong("cluster-threshold")) var clusterThreshold: Float?
     @Option(help: "Offline pass at finalize.") var offline: OfflineClustering?
@@ -65,6 +70,13 @@ struct DiarizeBench: ParsableCommand {
 
     func run() throws {
         var config = DiarizerConfig.default
+        var extractor: SpeakerEmbeddingExtractor?
+        if let embeddingModel {
+            let path = embeddingModel == VendoredCampPlus.name ? VendoredCampPlus.path : embeddingModel
+            extractor = try SpeakerEmbeddingExtractor(modelPath: path)
+            let thresholds = try modelThresholds.map { try JSONDecoder().decode([String: Double].self, from: Data($0.utf8)) } ?? [:]
+            config = EmbeddingModelThresholds.diarizerConfig(thresholds)
+        }
         if let speakerThreshold { config.speakerThreshold = speakerThreshold }
         if let clusterThreshold { config.clusterThreshold = clusterThreshold }
         if let offline { config.offlineClustering = offline }
@@ -86,6 +98,8 @@ struct DiarizeBench: ParsableCommand {
         if let vadThreshold { vad.threshold = vadThreshold }
         if let vadPad { vad.speechPadSeconds = vadPad }
         if let vadMaxSpeech { vad.maxSpeechDurationSeconds = vadMaxSpeech }
+        var managerConfig = config.speakerManagerConfig
+        if let extractor { managerConfig.embeddingDimension = extractor.dimension }
         var logger = Logger(label: "diarize-bench")
         logger.logLevel = .warning
         let encoder = try SpeakerEncoder(logger: logger)
@@ -109,10 +123,10 @@ struct DiarizeBench: ParsableCommand {
                 throw ValidationError("\(file): \(buffer.sampleRate) Hz; this benchmark takes \(config.sampleRate) Hz audio")
             }
             let detector = TimedDetector(SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)))
-            let embedder = TimedEmbedder(GE2EEmbedder(encoder: encoder))
+            let embedder = TimedEmbedder(extractor.map { SherpaOnnxEmbedder(extractor: $0) } ?? GE2EEmbedder(encoder: encoder))
             let diarizer = StreamingDiarizer(
                 config: config, hint: SpeakerCountHint(exact: numSpeakers), detector: detector, embedder: embedder,
-                speakers: try SpeakerManager(config: config.speakerManagerConfig, logger: logger), logger: logger)
+                speakers: try SpeakerManager(config: managerConfig, logger: logger), logger: logger)
             diarizer.embeddingStride = embeddingStride
             let tracker = segmenter.map { OverlapTracker(segmenter: $0, stepSeconds: overlapStep) }
             let segmentationCPUAtStart = segmentationCPU
@@ -200,12 +214,12 @@ struct DiarizeBench: ParsableCommand {
         if enrolment { print(tally.report) }
         if knownSpeakers {
             func finalTurns(_ samples: [Float], enrolled: [Int32: KnownSpeakerTrial.Profile]) throws -> [DiarizerTurn] {
-                let manager = try SpeakerManager(config: config.speakerManagerConfig, logger: logger)
+                let manager = try SpeakerManager(config: managerConfig, logger: logger)
                 try manager.initializeKnownSpeakers(KnownSpeakerTrial.knownSpeakers(enrolled), mode: .overwrite, preserveIfPermanent: false)
                 let diarizer = StreamingDiarizer(
                     config: config, hint: SpeakerCountHint(exact: numSpeakers),
                     detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)),
-                    embedder: GE2EEmbedder(encoder: encoder), speakers: manager, logger: logger)
+                    embedder: extractor.map { SherpaOnnxEmbedder(extractor: $0) } ?? GE2EEmbedder(encoder: encoder), speakers: manager, logger: logger)
                 var turns: [UInt64: DiarizerTurn] = [:]
                 for start in stride(from: 0, to: samples.count, by: chunk) {
                     try diarizer.push(Array(samples[start ..< min(samples.count, start + chunk)]))

@@ -56,7 +56,7 @@ struct OverlapBench: ParsableCommand {
         var logger = Logger(label: "overlap-bench")
         logger.logLevel = .warning
         let segmenter = TimedSegmenter(try PyannoteSegmentation(modelPath: segmentationModel ?? VendorLocation.modelPath(PyannoteSegmentation.modelFileName)))
-        let extractor = try SpeakerEmbeddingExtractor(modelPath: embeddingModel ?? VendorLocation.modelPath("campplus-zh-en-common-advanced.onnx"))
+        let extractor = try SpeakerEmbeddingExtractor(modelPath: embeddingModel ?? VendoredCampPlus.path)
         let reference = try RTTM.parse(String(contentsOfFile: rttm, encoding: .utf8))
         let scored = try uem.map { try UEM.parse(String(contentsOfFile: $0, encoding: .utf8)) }
         let files = try EvalCorpus.expandAudioPaths([audio]).map(\.path)

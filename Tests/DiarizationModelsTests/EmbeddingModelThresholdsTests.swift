@@ -13,4 +13,11 @@ import StreamingDiarization
         #expect(EmbeddingModelThresholds.diarizerConfig([:]).switchPenalty == DiarizerConfig.default.switchPenalty)
         #expect(EmbeddingModelThresholds.value("offline", in: [:]) == 0.5)
     }
+
+    @Test func aCalibratedUncountedVoiceMarginReplacesSpeakerkits() {
+        #expect(EmbeddingModelThresholds.diarizerConfig(["uncounted_voice_margin": 0.2]).uncountedVoiceMargin == 0.2)
+        #expect(EmbeddingModelThresholds.diarizerConfig([:]).uncountedVoiceMargin == DiarizerConfig.default.uncountedVoiceMargin)
+        // The vendored CAM++'s calibration sets it, and the catalog accepts the name from a config file.
+        #expect(EmbeddingModelThresholds.diarizerConfig(VendoredCampPlus.thresholds).uncountedVoiceMargin == 0.2)
+    }
 }

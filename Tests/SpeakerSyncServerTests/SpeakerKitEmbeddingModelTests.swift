@@ -7,7 +7,7 @@ import TestSupport
 /// speakerkit with a sherpa-onnx embedding model in place of GE2E (`speakerkit.NAME`), through the real
 /// dlopen'd plugin and the real library on the generated stand-in models: configured by the provider
 /// config's 'speakerkit' section or by SPEAKERSYNC_SHERPA_ONNX_EMBEDDING_MODEL, sessions embed in the
-/// model's space, GE2E stays `speakerkit`.
+/// model's space, GE2E stays `speakerkit`; the vendored CAM++ is `speakerkit.campplus` with no configuration.
 @Suite(.serialized) struct SpeakerKitEmbeddingModelTests {
     static func registry(section: String?) throws -> PluginRegistry {
         let configuration = ProviderConfiguration(sections: section.map { ["speakerkit": $0] } ?? [:])
@@ -84,9 +84,38 @@ import TestSupport
         #expect(provider.description.contains("48 dimensions"))
     }
 
-    @Test func withoutModelsOnlyGE2EIsOffered() throws {
+    @Test func withoutConfigurationGE2EAndTheVendoredCamPlusAreOffered() throws {
         unsetenv("SPEAKERSYNC_SHERPA_ONNX_EMBEDDING_MODEL")
         let registry = try Self.registry(section: nil)
-        #expect(registry.providers.filter { $0.id.hasPrefix("speakerkit") }.map(\.id) == ["speakerkit"])
+        #expect(registry.providers.filter { $0.id.hasPrefix("speakerkit") }.map(\.id) == ["speakerkit", "speakerkit.campplus"])
+        let campplus = try #require(registry.provider(id: "speakerkit.campplus"))
+        #expect(campplus.unavailableReason == nil)
+        #expect(campplus.description.contains("192 dimensions"))
+        #expect(campplus.description.contains("uncounted_voice_margin 0.2"), "its calibrated finalize rule: \(campplus.description)")
+    }
+
+    @Test func anOperatorsModelNamedCampplusTakesTheVendoredOnesPlace() throws {
+        let models = try TestModels.sherpaOnnx()
+        let registry = try Self.registry(section: #"{"embedding_models": {"campplus": "\#(models.appendingPathComponent("embedding.onnx").path)"}}"#)
+        let campplus = try #require(registry.provider(id: "speakerkit.campplus"))
+        #expect(registry.providers.filter { $0.id == "speakerkit.campplus" }.count == 1)
+        #expect(campplus.description.contains("64 dimensions"), "the operator's stand-in, not the vendored CAM++: \(campplus.description)")
+    }
+
+    /// Real speech through the vendored CAM++: two voices of the synthetic meeting are told apart,
+    /// and profiles are in CAM++'s 192-dimensional space.
+    @Test func theVendoredCamPlusLabelsARealSession() throws {
+        unsetenv("SPEAKERSYNC_SHERPA_ONNX_EMBEDDING_MODEL")
+        let registry = try Self.registry(section: nil)
+        let meeting = SherpaOnnxPluginTests.meeting
+        let instance = try registry.makeInstance(providerID: "speakerkit.campplus", sessionID: "campplus", optionsJSON: "{}")
+        var turns: [UInt64: ProviderTurn] = [:]
+        let (live, _) = try SherpaOnnxPluginTests.run(instance, audio: meeting.audio, turns: &turns)
+        #expect(!live.isEmpty)
+        let speakers = Set(turns.values.map(\.speaker))
+        #expect(speakers.count == Set(meeting.turns.map(\.speaker)).count, "speakers found: \(speakers.count)")
+        for speaker in speakers {
+            #expect(try instance.speakerProfile(speaker: speaker)?.embedding.count == 192)
+        }
     }
 }
