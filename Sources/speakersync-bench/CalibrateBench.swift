@@ -76,8 +76,12 @@ struct CalibrateBench: ParsableCommand {
             guard buffer.sampleRate == 16_000 else { throw ValidationError("\(file): \(buffer.sampleRate) Hz; calibrate takes 16 kHz audio") }
             var embedded: [(speaker: String, embedding: [Float])] = []
             for (speaker, windows) in Self.soloWindows(segments, windowSeconds: windowSeconds, maxPerSpeaker: maxWindows) {
-                let audio = windows.map { window in
-                    Array(buffer.samples[max(0, Int(window.lowerBound * 16_000)) ..< min(buffer.samples.count, Int(window.upperBound * 16_000))])
+                // A reference turn past the audio's end (an RTTM of another recording with the same id)
+                // gives windows the file does not hold: those are skipped, not sliced out of range.
+                let audio = windows.compactMap { window -> [Float]? in
+                    let start = max(0, Int(window.lowerBound * 16_000)), end = min(buffer.samples.count, Int(window.upperBound * 16_000))
+                    guard end - start >= SpeakerEmbeddingExtractor.minimumSampleCount else { return nil }
+                    return Array(buffer.samples[start ..< end])
                 }
                 for embedding in try embedder.embed(audio) { embedded.append((speaker, embedding)) }
             }
