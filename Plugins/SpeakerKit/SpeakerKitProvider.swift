@@ -118,8 +118,9 @@ final class SpeakerKitProvider: PluginProvider {
             licence: "MIT AND Apache-2.0 (SpeakerSync, sherpa-onnx, silero VAD, 3D-Speaker CAM++)",
             requirements: "vendor/models/\(VendoredCampPlus.fileName) and vendor/sherpa-onnx, as scripts/setup makes them from PyPI "
                 + "(an operator's own embedding model named '\(model.name)' takes its place)",
-            measured: "docs/accuracy.md, 'speakerkit.campplus out of the box': DER and cost beside speakerkit's on the same sets, "
-                + "with the commands that measured them")
+            // Written by scripts/publish-figures from its measurements (never by hand); docs/accuracy.md,
+            // "speakerkit.campplus out of the box", has how its settings were chosen and the report sets.
+            measured: SpeakerKitMeasured.campplusSummary)
     }
 
     /// speakerkit's own option: `overlap` (true or 1, the default; false or 0 turns the pass off).
