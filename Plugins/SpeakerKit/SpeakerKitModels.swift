@@ -33,7 +33,9 @@ enum SpeakerKitModels {
                 return nil
             }
         }
-        if let vendored = vendoredCampPlus(besides: catalog, host: host) { providers.append(SpeakerKitProvider(runtime: runtime, model: VendoredCampPlus.catalogEntry, extractor: vendored, vendored: true)) }
+        if let vendored = vendoredCampPlus(besides: catalog, host: host) {
+            providers.append(SpeakerKitProvider(runtime: runtime, model: VendoredCampPlus.catalogEntry, extractor: vendored, vendored: true))
+        }
         return providers
     }
 

@@ -113,7 +113,7 @@ final class SpeakerKitProvider: PluginProvider {
                 + "model scripts/setup vendors) in place of GE2E, its thresholds calibrated on calibration meetings only: "
                 + model.thresholds.keys.sorted().map { "\($0) \(model.thresholds[$0]!)" }.joined(separator: ", ")
                 + ". Separates real voices better than GE2E (more accurate on real meetings, less on synthetic voices) "
-                + "at about 2.5 times speakerkit's CPU, so it is offered by name beside the default.",
+                + "at a higher CPU cost (measured, beside speakerkit's, below), so it is offered by name beside the default.",
             latencyClass: SPEAKERSYNC_LATENCY_REALTIME,
             licence: "MIT AND Apache-2.0 (SpeakerSync, sherpa-onnx, silero VAD, 3D-Speaker CAM++)",
             requirements: "vendor/models/\(VendoredCampPlus.fileName) and vendor/sherpa-onnx, as scripts/setup makes them from PyPI "
