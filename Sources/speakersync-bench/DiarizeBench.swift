@@ -103,6 +103,10 @@ struct DiarizeBench: ParsableCommand {
         var logger = Logger(label: "diarize-bench")
         logger.logLevel = .warning
         let encoder = try SpeakerEncoder(logger: logger)
+        // The model's embeddings, as `speakerkit.NAME` computes them, or speakerkit's GE2E.
+        func makeEmbedder() -> any SpeakerEmbedder {
+            extractor.map { SherpaOnnxEmbedder(extractor: $0) } ?? GE2EEmbedder(encoder: encoder)
+        }
         let reference = try RTTM.parse(String(contentsOfFile: rttm, encoding: .utf8))
         let scored = try uem.map { try UEM.parse(String(contentsOfFile: $0, encoding: .utf8)) }
         let files = try EvalCorpus.expandAudioPaths([audio]).map(\.path)
@@ -123,7 +127,7 @@ struct DiarizeBench: ParsableCommand {
                 throw ValidationError("\(file): \(buffer.sampleRate) Hz; this benchmark takes \(config.sampleRate) Hz audio")
             }
             let detector = TimedDetector(SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)))
-            let embedder = TimedEmbedder(extractor.map { SherpaOnnxEmbedder(extractor: $0) } ?? GE2EEmbedder(encoder: encoder))
+            let embedder = TimedEmbedder(makeEmbedder())
             let diarizer = StreamingDiarizer(
                 config: config, hint: SpeakerCountHint(exact: numSpeakers), detector: detector, embedder: embedder,
                 speakers: try SpeakerManager(config: managerConfig, logger: logger), logger: logger)
@@ -219,7 +223,7 @@ struct DiarizeBench: ParsableCommand {
                 let diarizer = StreamingDiarizer(
                     config: config, hint: SpeakerCountHint(exact: numSpeakers),
                     detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: vad, logger: logger)),
-                    embedder: extractor.map { SherpaOnnxEmbedder(extractor: $0) } ?? GE2EEmbedder(encoder: encoder), speakers: manager, logger: logger)
+                    embedder: makeEmbedder(), speakers: manager, logger: logger)
                 var turns: [UInt64: DiarizerTurn] = [:]
                 for start in stride(from: 0, to: samples.count, by: chunk) {
                     try diarizer.push(Array(samples[start ..< min(samples.count, start + chunk)]))
