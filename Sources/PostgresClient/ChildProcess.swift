@@ -104,20 +104,23 @@ enum ChildProcess {
         return "wait status \(status)"
     }
 
-    /// The standard output of a short command (`pg_config --bindir`).
+    /// The standard output of a short command (`pg_config --bindir`), through `spawn` into a private
+    /// file. Not a pipe from Foundation's Process: its descriptors are inherited by whatever another
+    /// thread spawns meanwhile, and reading to the end of the pipe then waits for that process too.
+    /// CI hung this way for 20 minutes, with a browser driver started by another test holding the
+    /// pipe's write end (the stacks showed `capture` blocked in `readDataToEndOfFile`).
     static func capture(_ tool: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.environment = ChildEnvironment.curated(home: ChildEnvironment.home(of: nil))
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw PGError(code: .clusterFailed, message: "\(tool) failed") }
-        return String(decoding: data, as: UTF8.self)
+        let folder = try FileManager.default.url(for: .itemReplacementDirectory, in: .userDomainMask,
+                                                 appropriateFor: FileManager.default.temporaryDirectory, create: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outputPath = folder.appendingPathComponent("output").path
+        let pid = try spawn([tool] + arguments, environment: ChildEnvironment.curated(home: ChildEnvironment.home(of: nil)),
+                            output: .replace(outputPath), ownProcessGroup: false)
+        let status = waitForExit(pid)
+        guard speakersync_wait_exited(status) != 0, speakersync_wait_exit_status(status) == 0 else {
+            throw PGError(code: .clusterFailed, message: "\(tool) failed: \(describe(status))")
+        }
+        return try String(contentsOfFile: outputPath, encoding: .utf8)
     }
 
     private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
