@@ -35,7 +35,11 @@ final class SherpaOnnxProvider: PluginProvider {
         self.offline = offline
         self.detectors = detectors
         self.logger = logger
-        self.baseConfig = EmbeddingModelThresholds.diarizerConfig(model.thresholds)
+        var config = EmbeddingModelThresholds.diarizerConfig(model.thresholds)
+        // Live re-clustering was calibrated for speakerkit's pipeline (GE2E, CAM++), whose finalize is that
+        // same pass; here finalize is sherpa-onnx's own offline diarization. Off unless a session asks.
+        config.liveReclusterSeconds = 0
+        self.baseConfig = config
     }
 
     private init(id: String, model: SherpaOnnxModelCatalog.EmbeddingModel?, reason: String, logger: Logger) {

@@ -8,7 +8,8 @@ import StreamingDiarization
 /// `speaker_threshold`, `cluster_threshold` (cosine distances), `window_seconds`, and the offline pass
 /// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
 /// `minimum_count_gain`, `uncounted_voice_seconds` and `uncounted_voice_margin` (the search for a voice
-/// the count missed), and `enrolled_speaker_threshold` (the finalize check on enrolled names).
+/// the count missed), `enrolled_speaker_threshold` (the finalize check on enrolled names), and
+/// `live_recluster_seconds` (finalize's re-clustering run live early in the session; 0: off).
 ///
 /// Strict, as the energy plugin is: a key it does not know is refused with the list of known keys, so a
 /// typo (`num_speaker`) fails the start instead of silently running with the defaults; integers must be
@@ -22,6 +23,7 @@ public struct DiarizerOptions: Sendable {
         "speaker_change_pause_seconds", "speaker_change_pause_decibels", "minimum_stretch_frames",
         "uncounted_voice_seconds", "uncounted_voice_margin", "segmented_voice_split",
         "window_seconds", "frame_seconds", "minimum_batch", "analysis_block_seconds",
+        "live_recluster_seconds",
     ]
 
 
@@ -83,6 +85,7 @@ public struct DiarizerOptions: Sendable {
         if let value = try distance("frame_seconds", 0.25 ... 2) { config.frameSeconds = value }
         if let value = try integer("minimum_batch", 1 ... 8) { config.minimumBatch = value }
         if let value = try distance("analysis_block_seconds", 0 ... 1) { config.analysisBlockSeconds = value }
+        if let value = try distance("live_recluster_seconds", 0 ... 300) { config.liveReclusterSeconds = value }
         for (key, range) in extraKeys {
             if let value = try distance(key, range) { extra[key] = value }
         }

@@ -64,6 +64,21 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// one speaker, moves to the cluster whose centre without it is nearest (`StretchReassignment`);
     /// 0 turns it off.
     public var minimumStretchFrames: Int = 2
+    /// Live re-clustering (StreamingDiarizer+LiveReclustering.swift): once this much speech has been
+    /// embedded, finalize's re-clustering runs over the frames so far; when it finds a voice the online
+    /// speakers missed, it revises the turns published until then and the online speakers follow its
+    /// clusters. 0 turns it off. 10 s was chosen on calibration meetings only (`speakersync-bench
+    /// diarize --live-recluster-seconds`, live DER c0.25 on calall / a two-voice set: off 39.7 / 7.1 %,
+    /// 3 s 31.0 / 11.4 %, 5 s 28.6 / 10.5 %, 8 s 28.1 / 7.1 %, 10 s 27.5 / 7.1 %, 15 s 28.5 / 7.1 %,
+    /// 20 s 29.9 / 7.1 %; docs/accuracy.md). Final labels do not depend on it: finalize re-clusters the
+    /// same embeddings.
+    public var liveReclusterSeconds: Double = 10
+    /// Each next live re-clustering waits until the embedded speech has grown by this factor (and by
+    /// `liveReclusterSeconds` at least).
+    public var liveReclusterGrowth: Double = 1.5
+    /// No live re-clustering past this much embedded speech: the pass costs more the longer the
+    /// session, and by then the online speakers are the clusters' (300 s: at most 8 passes).
+    public var liveReclusterUntilSeconds: Double = 300
     /// Audio kept for windows (seconds); older audio is never needed again.
     public var audioHistorySeconds: Double
     /// The windows of frames shed under load (`StreamingDiarizer.embeddingStride`) are kept, as 16-bit

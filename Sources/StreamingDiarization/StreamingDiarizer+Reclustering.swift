@@ -2,11 +2,12 @@ import Logging
 import SpeakerManager
 
 /// The offline half of `StreamingDiarizer`: at finalize, one re-clustering over every embedded frame
-/// of the session revises the online labels (kept where the clusters agree with them).
+/// of the session revises the online labels (kept where the clusters agree with them). The same pass
+/// may also run live (`DiarizerConfig.liveReclusterSeconds`, StreamingDiarizer+LiveReclustering.swift).
 extension StreamingDiarizer {
     /// Re-clusters every embedded frame of the session and relabels, keeping online labels where the
-    /// clusters agree with them.
-    func recluster() throws {
+    /// clusters agree with them. `live`: mid-session; the online speakers then follow the clusters.
+    func recluster(live: Bool = false) throws {
         var items: [(frames: [(Int, Int)], embedding: [Float], seconds: Double)] = []
         var labels: [Int]
         var clustering: SmoothedKMeans?
@@ -47,6 +48,9 @@ extension StreamingDiarizer {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
                 .refine(items.map(\.embedding), labels: SmoothedKMeans.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
         }
+        // Live, a pass is taken only when it finds a voice the online speakers missed (see
+        // `newVoiceFound`); otherwise the online labels stand until the next pass or finalize.
+        if live, !newVoiceFound(labels, items: items.map(\.frames)) { return }
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
         var overlap: [Int: [Int32: Double]] = [:]
@@ -68,6 +72,8 @@ extension StreamingDiarizer {
         }
         assignEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
         var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
+        // A speaker a live pass retired never comes back as somebody else (the device heard that name).
+        used.formUnion(retiredSpeakerIDs)
         for cluster in Set(labels).sorted() where speakerOfCluster[cluster] == nil {
             while used.contains(nextID) { nextID += 1 }
             speakerOfCluster[cluster] = nextID
@@ -76,8 +82,9 @@ extension StreamingDiarizer {
         for (item, label) in zip(items, labels) {
             for (r, f) in item.frames { regions[r].frames[f].speaker = speakerOfCluster[label] }
         }
+        if live { followClusters(speakerOfCluster, labels: labels, items: vectors) }
         for r in regions.indices { publish(region: r) }
-        logger.debug("offline re-clustering", metadata: [
+        logger.debug(live ? "live re-clustering" : "offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
         ])
     }
@@ -242,7 +249,7 @@ extension StreamingDiarizer {
     }
 
     /// Each cluster's seconds of speech and duration-weighted centroid.
-    private static func summaries(_ labels: [Int], _ items: [(embedding: [Float], seconds: Double)]) -> [Int: (centroid: [Float], seconds: Double)] {
+    static func summaries(_ labels: [Int], _ items: [(embedding: [Float], seconds: Double)]) -> [Int: (centroid: [Float], seconds: Double)] {
         var members: [Int: (vectors: [[Float]], weights: [Double])] = [:]
         for (label, item) in zip(labels, items) {
             members[label, default: ([], [])].vectors.append(item.embedding)

@@ -54,6 +54,12 @@ public final class StreamingDiarizer {
     var pending: [UInt64: DiarizerTurn] = [:]
     var lastSpeaker: Int32?
     var isFinalized = false
+    /// Speakers a live re-clustering folded into others: their ids are never given to anyone else.
+    var retiredSpeakerIDs = Set<Int32>()
+    /// Embedded speech at which the next live re-clustering runs (nil: `liveReclusterSeconds`).
+    var nextLiveReclusterSeconds: Double?
+    /// Live re-clusterings run so far.
+    public internal(set) var liveReclusterCount = 0
     /// Enrolled people (permanent known speakers) as they were loaded, for the check at finalize.
     let enrolledProfiles: [Int32: [Float]]
 
@@ -128,6 +134,7 @@ public final class StreamingDiarizer {
             regions[slot.region].frames[slot.frame].embedding = embedding
             try assignOnline(region: slot.region, frame: slot.frame, embedding: embedding)
         }
+        try reclusterLiveIfDue()
         publishAndSettle()
     }
 

@@ -67,7 +67,8 @@ import TestSupport
         let alone = try Self.run(meetings, batched: false)
         let batched = try Self.run(meetings, batched: true)
         for index in meetings.indices {
-            #expect(alone[index].last?.isEmpty == false, "meeting \(index) got turns")
+            // (Finalize may revise nothing: a live re-clustering can have published the final labels already.)
+            #expect(alone[index].contains { !$0.isEmpty }, "meeting \(index) got turns")
             // Equal to the last bit, confidences included: the batch changes who runs the VAD, not what it computes.
             #expect(batched[index] == alone[index], "meeting \(index): batched turns differ from alone")
         }

@@ -1,0 +1,71 @@
+import Logging
+import SpeakerManager
+
+/// Finalize's re-clustering, run live a few times early in a session (`DiarizerConfig.liveReclusterSeconds`).
+///
+/// Why: online, each frame goes to the nearest speaker within `speakerThreshold` or founds a new one,
+/// and close voices (two TTS voices, sample.wav's two people, 0.09 apart in GE2E) sit inside that
+/// threshold, so the live labels hold fewer people than the final ones and the first-published turns of
+/// a third or fourth voice go to someone else until finalize. The offline pass (smoothed k-means with its
+/// turn-taking test) separates them from the frames' whole history. Run on the frames so far, it
+/// revises the turns published until then (revisions, as at finalize), and the online speakers then
+/// follow its clusters: each speaker's profile becomes its cluster's centroid, a cluster new to the
+/// session becomes a speaker, and a speaker no cluster kept is retired. Frames that arrive afterwards
+/// are assigned against those profiles, so the people it found are found live from then on.
+///
+/// Cost: each pass is one finalize pass over the frames so far. They come at growing intervals (each
+/// after the embedded speech has grown by `liveReclusterGrowth`, and by `liveReclusterSeconds` at
+/// least) and stop after `liveReclusterUntilSeconds` of speech, so a session pays at most a few
+/// finalize passes of bounded size, however long it runs.
+extension StreamingDiarizer {
+    /// Runs the live pass when the embedded speech has reached its next mark.
+    func reclusterLiveIfDue() throws {
+        let first = config.liveReclusterSeconds
+        guard first > 0, !isFinalized else { return }
+        let seconds = Double(embeddedFrameCount) * config.frameSeconds
+        guard seconds >= nextLiveReclusterSeconds ?? first, seconds <= config.liveReclusterUntilSeconds else { return }
+        nextLiveReclusterSeconds = max(seconds + first, seconds * config.liveReclusterGrowth)
+        try recluster(live: true)
+        liveReclusterCount += 1
+    }
+
+    /// Whether a live pass found more voices than the online speakers hold. Only such a pass is taken.
+    /// Why: early in a session the count has little to go on, and a pass that merged two online speakers
+    /// (when that person talks again, the merged profile takes them, and the next pass gives them a new
+    /// number) made the live labels worse than none: one synthetic two-voice meeting went from 7 to 42 %
+    /// live DER in the first trial (docs/accuracy.md). What the pass is for is the voices online
+    /// assignment folds into another; merges can wait for finalize, which decides them over the whole
+    /// session.
+    func newVoiceFound(_ labels: [Int], items: [[(Int, Int)]]) -> Bool {
+        var online = Set<Int32>()
+        for frames in items {
+            for (r, f) in frames { if let speaker = regions[r].frames[f].speaker { online.insert(speaker) } }
+        }
+        return Set(labels).count > online.count
+    }
+
+    /// The online speakers take the clusters' shape (see the type's comment). An enrolled person's
+    /// profile stays their enrolment's: finalize decides enrolled names against it.
+    func followClusters(_ speakerOfCluster: [Int: Int32], labels: [Int], items: [(embedding: [Float], seconds: Double)]) {
+        let clusters = Self.summaries(labels, items)
+        for (cluster, speaker) in speakerOfCluster.sorted(by: { $0.key < $1.key }) {
+            guard let summary = clusters[cluster] else { continue }
+            let id = String(speaker)
+            let existing = speakers.getSpeaker(for: id)
+            guard existing?.isPermanent != true else { continue }
+            do {
+                try speakers.upsertSpeaker(id: id, currentEmbedding: summary.centroid, durationSeconds: summary.seconds,
+                                           name: existing == nil ? "Speaker \(id)" : nil)
+            } catch {
+                logger.warning("live re-clustering could not update a speaker", metadata: ["speaker": "\(id)", "error": "\(error)"])
+            }
+        }
+        let kept = Set(speakerOfCluster.values)
+        for id in speakers.speakerIds {
+            guard let number = Int32(id), !kept.contains(number) else { continue }
+            // Permanent (enrolled) speakers stay: removeSpeaker refuses them.
+            if speakers.removeSpeaker(id) { retiredSpeakerIDs.insert(number) }
+        }
+        if let last = lastSpeaker, !kept.contains(last) { lastSpeaker = nil }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import SpeakerManager
+import Testing
+@testable import StreamingDiarization
+
+/// Finalize's re-clustering run live (`DiarizerConfig.liveReclusterSeconds`): two voices closer than the
+/// online threshold share a label live until the pass separates them, from then on live too.
+@Suite struct LiveReclusteringTests {
+    static let logger = Logger(label: "live-recluster-test")
+
+    /// Two voices 0.30 apart in `ToneEmbedder`'s space: each is one pitch with 0.4 of the other's
+    /// under it. The online threshold (0.5) takes them for one person; smoothed k-means does not.
+    func voice(_ which: Int, seconds: Double) -> [Float] {
+        zip(tone(which, seconds: seconds), tone(1 - which, seconds: seconds)).map { $0 + 0.4 * $1 }
+    }
+
+    /// X, Y, X, Y, 6 s each, no pauses between turns.
+    var meeting: [Float] {
+        silence(0.5) + voice(0, seconds: 6) + voice(1, seconds: 6) + voice(0, seconds: 6) + voice(1, seconds: 6) + silence(1)
+    }
+
+    struct Run {
+        /// The first label published over each 0.1 s of the meeting (what live DER scores).
+        var firstPublished: [Int: Int32] = [:]
+        /// The turns after finalize.
+        var final: [UInt64: DiarizerTurn] = [:]
+        var passes = 0
+        var speakerCount = 0
+
+        func firstSpeaker(at seconds: Double) -> Int32? { firstPublished[Int(seconds * 10)] }
+
+        func finalSpeaker(at seconds: Double) -> Int32? {
+            final.values.first { $0.startSeconds <= seconds && seconds < $0.endSeconds }?.speaker
+        }
+    }
+
+    func run(liveReclusterSeconds: Double, untilSeconds: Double = DiarizerConfig.default.liveReclusterUntilSeconds) throws -> Run {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 0.5
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        var config = DiarizerConfig.default
+        config.liveReclusterSeconds = liveReclusterSeconds
+        config.liveReclusterUntilSeconds = untilSeconds
+        let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(),
+                                         speakers: manager, logger: Self.logger)
+        var result = Run()
+        func take(_ turns: [DiarizerTurn]) {
+            for turn in turns {
+                if !turn.isRemoved {
+                    for tick in Int((turn.startSeconds * 10).rounded(.up)) ..< Int((turn.endSeconds * 10).rounded(.up)) where result.firstPublished[tick] == nil {
+                        result.firstPublished[tick] = turn.speaker
+                    }
+                }
+                if turn.isRemoved { result.final[turn.id] = nil } else { result.final[turn.id] = turn }
+            }
+        }
+        let audio = meeting
+        // 100 ms chunks, as a device sends them.
+        for start in stride(from: 0, to: audio.count, by: 1600) {
+            try diarizer.push(Array(audio[start ..< min(audio.count, start + 1600)]))
+            take(diarizer.pullTurns())
+        }
+        result.passes = diarizer.liveReclusterCount
+        try diarizer.finalize()
+        take(diarizer.pullTurns())
+        result.speakerCount = Set(result.final.values.map(\.speaker)).count
+        return result
+    }
+
+    @Test func withoutItCloseVoicesShareALabelLiveUntilFinalize() throws {
+        let off = try run(liveReclusterSeconds: 0)
+        #expect(off.passes == 0)
+        #expect(off.firstSpeaker(at: 3.5) == off.firstSpeaker(at: 21.5), "live, the online threshold merges the two voices")
+        #expect(off.speakerCount == 2, "finalize separates them")
+        #expect(off.finalSpeaker(at: 3.5) != off.finalSpeaker(at: 9.5))
+    }
+
+    @Test func afterAPassTheSecondVoiceIsLabelledApartLiveAndFinalLabelsDoNotChange() throws {
+        let off = try run(liveReclusterSeconds: 0)
+        let on = try run(liveReclusterSeconds: 8)
+        #expect(on.passes >= 1)
+        // The first pass comes at 8 s of speech, 2 s into Y's first turn (6.5–12.5 s): what is published
+        // after it, Y's later seconds and second turn, goes out under Y's own name first.
+        let x = try #require(on.firstSpeaker(at: 15.5))
+        let y = try #require(on.firstSpeaker(at: 21.5))
+        #expect(x != y)
+        #expect(on.firstSpeaker(at: 11.0) == y)
+        #expect(on.firstSpeaker(at: 3.5) == x, "X keeps the name it had from the start")
+        // Final labels: the same partition of the meeting with and without live passes.
+        #expect(on.speakerCount == off.speakerCount)
+        for seconds in stride(from: 1.0, through: 24.0, by: 0.5) {
+            let sameOn = on.finalSpeaker(at: seconds) == on.finalSpeaker(at: 3.5)
+            let sameOff = off.finalSpeaker(at: seconds) == off.finalSpeaker(at: 3.5)
+            #expect(sameOn == sameOff, "at \(seconds) s")
+        }
+    }
+
+    @Test func noPassRunsPastItsLimit() throws {
+        let limited = try run(liveReclusterSeconds: 4, untilSeconds: 6)
+        // The first mark (4 s of speech) is under the limit, the next (8 s) past it.
+        #expect(limited.passes == 1)
+    }
+}
