@@ -48,6 +48,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("stretch-frames"), help: "Override DiarizerConfig.default.minimumStretchFrames (0: no stretch reassignment at finalize).") var stretchFrames: Int?
     @Option(name: .customLong("uncounted-voice-margin"), help: "Override DiarizerConfig.default.uncountedVoiceMargin (0: no search for a voice the count missed).") var uncountedVoiceMargin: Float?
     @Option(name: .customLong("uncounted-voice-seconds"), help: "Override DiarizerConfig.default.uncountedVoiceSeconds.") var uncountedVoiceSeconds: Double?
+    @Option(name: .customLong("live-recluster-seconds"), help: "Override DiarizerConfig.default.liveReclusterSeconds (0: no live re-clustering).") var liveReclusterSeconds: Double?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
@@ -92,6 +93,7 @@ struct DiarizeBench: ParsableCommand {
         if let stretchFrames { config.minimumStretchFrames = stretchFrames }
         if let uncountedVoiceMargin { config.uncountedVoiceMargin = uncountedVoiceMargin }
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
+        if let liveReclusterSeconds { config.liveReclusterSeconds = liveReclusterSeconds }
         if segmentedSplit { config.segmentedVoiceSplit = true }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
@@ -112,7 +114,7 @@ struct DiarizeBench: ParsableCommand {
         let files = try EvalCorpus.expandAudioPaths([audio]).map(\.path)
         if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
 
-        var total = DERComponents.zero, totalC0 = DERComponents.zero
+        var total = DERComponents.zero, totalC0 = DERComponents.zero, live = DERComponents.zero
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
         let segmenter: PyannoteSegmenter? = noOverlap ? nil
@@ -135,8 +137,20 @@ struct DiarizeBench: ParsableCommand {
             let tracker = segmenter.map { OverlapTracker(segmenter: $0, stepSeconds: overlapStep) }
             let segmentationCPUAtStart = segmentationCPU
             var turns: [UInt64: DiarizerTurn] = [:]
+            // What a device saw live, as the server's LiveTurnTimeline keeps it: each stretch of time with
+            // the label of the first turns published over it.
+            var liveSegments: [SpeakerSegment] = []
+            var liveFrontier = 0.0
             func collect() {
-                for turn in diarizer.pullTurns() {
+                let published = diarizer.pullTurns()
+                var frontier = liveFrontier
+                for turn in published.sorted(by: { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) })
+                where !turn.isRemoved && turn.endSeconds > liveFrontier {
+                    liveSegments.append(SpeakerSegment(speaker: String(turn.speaker), startSeconds: max(turn.startSeconds, liveFrontier), endSeconds: turn.endSeconds))
+                    frontier = max(frontier, turn.endSeconds)
+                }
+                liveFrontier = frontier
+                for turn in published {
                     if turn.isRemoved { turns[turn.id] = nil } else { turns[turn.id] = turn }
                 }
             }
@@ -182,6 +196,8 @@ struct DiarizeBench: ParsableCommand {
             let derC0 = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0))
             total = total + der
             totalC0 = totalC0 + derC0
+            let liveDER = DiarizationErrorRate.score(reference: truth, hypothesis: liveSegments, uem: spans, config: DERConfig(collarSeconds: 0.25))
+            live = live + liveDER
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
             if found == expected { exactCounts += 1 }
             if let tracker {
@@ -198,7 +214,7 @@ struct DiarizeBench: ParsableCommand {
             }
             if verbose {
                 print("\(id): DER c0.25 \(percent(der.errorRate)) (miss \(f(der.missedSeconds, 1)) s, FA \(f(der.falseAlarmSeconds, 1)) s, "
-                    + "conf \(f(der.confusionSeconds, 1)) s), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
+                    + "conf \(f(der.confusionSeconds, 1)) s), live \(percent(liveDER.errorRate)), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
             }
             if let dump { try write(frames: diarizer.frames, id: id, to: dump) }
             if enrolment { tally.add(frames: diarizer.frames, reference: truth) }
@@ -208,6 +224,7 @@ struct DiarizeBench: ParsableCommand {
         print("DER c0.25 \(percent(total.errorRate)) (miss \(percent(total.missedSeconds / total.referenceSeconds)), "
             + "FA \(percent(total.falseAlarmSeconds / total.referenceSeconds)), conf \(percent(total.confusionSeconds / total.referenceSeconds))); "
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
+        print("live DER c0.25 \(percent(live.errorRate)) (the first labels published over each stretch; conf \(percent(live.confusionSeconds / live.referenceSeconds)))")
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
         if segmenter != nil {
