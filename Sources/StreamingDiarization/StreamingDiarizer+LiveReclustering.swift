@@ -29,24 +29,27 @@ extension StreamingDiarizer {
         liveReclusterCount += 1
     }
 
-    /// Whether a live pass found more voices than the online speakers hold. Only such a pass is taken.
-    /// Why: early in a session the count has little to go on, and a pass that merged two online speakers
-    /// (when that person talks again, the merged profile takes them, and the next pass gives them a new
-    /// number) made the live labels worse than none: one synthetic two-voice meeting went from 7 to 42 %
-    /// live DER in the first trial (docs/accuracy.md). What the pass is for is the voices online
-    /// assignment folds into another; merges can wait for finalize, which decides them over the whole
-    /// session.
-    func newVoiceFound(_ labels: [Int], items: [[(Int, Int)]]) -> Bool {
+    /// The speakers the online labels give these frames. A live pass is taken only when its clusters
+    /// outnumber them. Why: early in a session the count has little to go on, and a pass that merged two
+    /// online speakers (when that person talked again, the merged profile took them, and the next pass
+    /// gave them a new number) made the live labels worse than none: one synthetic two-voice meeting went
+    /// from 7 to 42 % live DER in the first trial (docs/accuracy.md). What the pass is for is the voices
+    /// online assignment folds into another; merges wait for finalize, which decides them over the
+    /// whole session.
+    func speakersOnFrames(_ items: [[(Int, Int)]]) -> Set<Int32> {
         var online = Set<Int32>()
         for frames in items {
             for (r, f) in frames { if let speaker = regions[r].frames[f].speaker { online.insert(speaker) } }
         }
-        return Set(labels).count > online.count
+        return online
     }
 
     /// The online speakers take the clusters' shape (see the type's comment). An enrolled person's
-    /// profile stays their enrolment's: finalize decides enrolled names against it.
-    func followClusters(_ speakerOfCluster: [Int: Int32], labels: [Int], items: [(embedding: [Float], seconds: Double)]) {
+    /// profile stays their enrolment's: finalize decides enrolled names against it. Only a speaker that
+    /// held frames (`online`) and lost them all is retired: a known voice that has not spoken yet (an
+    /// earlier session's speaker after a reconnect) stays, so it is still recognised when it does.
+    func followClusters(_ speakerOfCluster: [Int: Int32], labels: [Int], items: [(embedding: [Float], seconds: Double)],
+                        online: Set<Int32>) {
         let clusters = Self.summaries(labels, items)
         for (cluster, speaker) in speakerOfCluster.sorted(by: { $0.key < $1.key }) {
             guard let summary = clusters[cluster] else { continue }
@@ -62,7 +65,7 @@ extension StreamingDiarizer {
         }
         let kept = Set(speakerOfCluster.values)
         for id in speakers.speakerIds {
-            guard let number = Int32(id), !kept.contains(number) else { continue }
+            guard let number = Int32(id), online.contains(number), !kept.contains(number) else { continue }
             // Permanent (enrolled) speakers stay: removeSpeaker refuses them.
             if speakers.removeSpeaker(id) { retiredSpeakerIDs.insert(number) }
         }

@@ -48,9 +48,10 @@ extension StreamingDiarizer {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
                 .refine(items.map(\.embedding), labels: SmoothedKMeans.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
         }
-        // Live, a pass is taken only when it finds a voice the online speakers missed (see
-        // `newVoiceFound`); otherwise the online labels stand until the next pass or finalize.
-        if live, !newVoiceFound(labels, items: items.map(\.frames)) { return }
+        // Live, a pass is taken only when it finds more voices than the online labels hold (see
+        // StreamingDiarizer+LiveReclustering.swift); otherwise they stand until the next pass or finalize.
+        let onlineSpeakers = live ? speakersOnFrames(items.map(\.frames)) : []
+        if live, Set(labels).count <= onlineSpeakers.count { return }
 
         // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
         var overlap: [Int: [Int32: Double]] = [:]
@@ -82,7 +83,7 @@ extension StreamingDiarizer {
         for (item, label) in zip(items, labels) {
             for (r, f) in item.frames { regions[r].frames[f].speaker = speakerOfCluster[label] }
         }
-        if live { followClusters(speakerOfCluster, labels: labels, items: vectors) }
+        if live { followClusters(speakerOfCluster, labels: labels, items: vectors, online: onlineSpeakers) }
         for r in regions.indices { publish(region: r) }
         logger.debug(live ? "live re-clustering" : "offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",

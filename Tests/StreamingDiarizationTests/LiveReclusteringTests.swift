@@ -35,10 +35,12 @@ import Testing
         }
     }
 
-    func run(liveReclusterSeconds: Double, untilSeconds: Double = DiarizerConfig.default.liveReclusterUntilSeconds) throws -> Run {
+    func run(liveReclusterSeconds: Double, untilSeconds: Double = DiarizerConfig.default.liveReclusterUntilSeconds,
+             known: [Speaker] = [], audio: [Float]? = nil) throws -> Run {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 0.5
         let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        if !known.isEmpty { try manager.initializeKnownSpeakers(known, mode: .overwrite, preserveIfPermanent: false) }
         var config = DiarizerConfig.default
         config.liveReclusterSeconds = liveReclusterSeconds
         config.liveReclusterUntilSeconds = untilSeconds
@@ -55,7 +57,7 @@ import Testing
                 if turn.isRemoved { result.final[turn.id] = nil } else { result.final[turn.id] = turn }
             }
         }
-        let audio = meeting
+        let audio = audio ?? meeting
         // 100 ms chunks, as a device sends them.
         for start in stride(from: 0, to: audio.count, by: 1600) {
             try diarizer.push(Array(audio[start ..< min(audio.count, start + 1600)]))
@@ -94,6 +96,18 @@ import Testing
             let sameOff = off.finalSpeaker(at: seconds) == off.finalSpeaker(at: 3.5)
             #expect(sameOn == sameOff, "at \(seconds) s")
         }
+    }
+
+    /// After a reconnect the session knows the conversation's earlier speakers (not permanent). One who
+    /// has not spoken yet when a pass is taken must still be there, and recognised, when they do.
+    @Test func aKnownVoiceThatHasNotSpokenYetOutlivesAPass() throws {
+        let profile = try ToneEmbedder().embed([tone(2, seconds: 1.5)])[0]
+        let earlier = Speaker(id: "1000", name: "Speaker 3", currentEmbedding: profile, durationSeconds: 5, createdAt: Date(), isPermanent: false)
+        let result = try run(liveReclusterSeconds: 8, known: [earlier], audio: meeting.dropLast(16_000) + tone(2, seconds: 4) + silence(1))
+        #expect(result.passes >= 1)
+        #expect(result.firstSpeaker(at: 26.5) == 1000, "labelled live as the earlier session's speaker")
+        #expect(result.finalSpeaker(at: 26.5) == 1000)
+        #expect(result.firstSpeaker(at: 21.5) != result.firstSpeaker(at: 15.5), "the pass was taken: Y has a name of its own")
     }
 
     @Test func noPassRunsPastItsLimit() throws {
