@@ -29,21 +29,6 @@ extension StreamingDiarizer {
         liveReclusterCount += 1
     }
 
-    /// The speakers the online labels give these frames. A live pass is taken only when its clusters
-    /// outnumber them. Why: early in a session the count has little to go on, and a pass that merged two
-    /// online speakers (when that person talked again, the merged profile took them, and the next pass
-    /// gave them a new number) made the live labels worse than none: one synthetic two-voice meeting went
-    /// from 7 to 42 % live DER in the first trial (docs/accuracy.md). What the pass is for is the voices
-    /// online assignment folds into another; merges wait for finalize, which decides them over the
-    /// whole session.
-    func speakersOnFrames(_ items: [[(Int, Int)]]) -> Set<Int32> {
-        var online = Set<Int32>()
-        for frames in items {
-            for (r, f) in frames { if let speaker = regions[r].frames[f].speaker { online.insert(speaker) } }
-        }
-        return online
-    }
-
     /// The online speakers take the clusters' shape (see the type's comment). An enrolled person's
     /// profile stays their enrolment's: finalize decides enrolled names against it. Only a speaker that
     /// held frames (`online`) and lost them all is retired: a known voice that has not spoken yet (an
