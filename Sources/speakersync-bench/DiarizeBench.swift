@@ -8,9 +8,11 @@ import SpeakerManager
 import SpeakerSegmentation
 import SpeakerSyncAudio
 import SpeakerSyncEval
+import SpeakerSyncServer
 import SherpaOnnxSpeakers
 import StreamingDiarization
 import Synchronization
+import TranscriptMerge
 import VoiceActivity
 
 /// speakerkit's pipeline (silero VAD → GE2E → SpeakerManager → offline re-clustering) run in this
@@ -137,19 +139,14 @@ struct DiarizeBench: ParsableCommand {
             let tracker = segmenter.map { OverlapTracker(segmenter: $0, stepSeconds: overlapStep) }
             let segmentationCPUAtStart = segmentationCPU
             var turns: [UInt64: DiarizerTurn] = [:]
-            // What a device saw live, as the server's LiveTurnTimeline keeps it: each stretch of time with
-            // the label of the first turns published over it.
-            var liveSegments: [SpeakerSegment] = []
-            var liveFrontier = 0.0
+            // What a device saw live, kept as the server keeps it: each stretch of time with the label of
+            // the first turns published over it.
+            var liveTimeline = LiveTurnTimeline()
             func collect() {
                 let published = diarizer.pullTurns()
-                var frontier = liveFrontier
-                for turn in published.sorted(by: { ($0.startSeconds, $0.id) < ($1.startSeconds, $1.id) })
-                where !turn.isRemoved && turn.endSeconds > liveFrontier {
-                    liveSegments.append(SpeakerSegment(speaker: String(turn.speaker), startSeconds: max(turn.startSeconds, liveFrontier), endSeconds: turn.endSeconds))
-                    frontier = max(frontier, turn.endSeconds)
-                }
-                liveFrontier = frontier
+                liveTimeline.published(published.filter { !$0.isRemoved }.map {
+                    SpeakerTurn(id: String($0.id), speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds)
+                })
                 for turn in published {
                     if turn.isRemoved { turns[turn.id] = nil } else { turns[turn.id] = turn }
                 }
@@ -196,6 +193,7 @@ struct DiarizeBench: ParsableCommand {
             let derC0 = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0))
             total = total + der
             totalC0 = totalC0 + derC0
+            let liveSegments = liveTimeline.segments.map { SpeakerSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             let liveDER = DiarizationErrorRate.score(reference: truth, hypothesis: liveSegments, uem: spans, config: DERConfig(collarSeconds: 0.25))
             live = live + liveDER
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
