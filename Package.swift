@@ -265,7 +265,7 @@ let package = Package(
         .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
-        .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport"]),
+        .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", "SessionProtocol", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncClientTests", dependencies: ["SpeakerSyncClient"]),
