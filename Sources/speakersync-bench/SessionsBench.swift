@@ -39,6 +39,8 @@ struct SessionsBench: AsyncParsableCommand {
 
     @Option(name: .customLong("chunk-seconds"), help: "Audio per frame a device sends (0.1 = the 100 ms frames of the published figures).")
     var chunkSeconds = 0.1
+    @Option(name: .customLong("pacing-tick-ms"), help: "Each session sends a chunk at the first tick of a shared clock of this period at or after its due time (DeviceStreamConfig.pacingTickSeconds), so the load generator wakes once a tick, not once per session and chunk; 0: every session on its own instant.")
+    var pacingTickMilliseconds = 10.0
     @Flag(help: "Also print the words→update latency by when the words were sent (5 s buckets, and the words sent with the stop).")
     var verbose = false
     @Option(name: .customLong("client-threads"), help: "WebSocket client service threads the load generator spreads its sessions over (each a libwebsockets context).")
@@ -148,6 +150,7 @@ struct SessionsBench: AsyncParsableCommand {
                     config.optionsJSON = options
                     config.token = tokens[index]
                     config.speed = 1
+                    config.pacingTickSeconds = pacingTickMilliseconds > 0 ? pacingTickMilliseconds / 1000 : nil
                     config.chunkSeconds = chunkSeconds
                     config.finalizeTimeoutSeconds = 60
                     do {
