@@ -4,10 +4,11 @@
 /// PostgreSQL several times what a words step does. When many sessions end together, drains full of
 /// them took 100–140 ms each, and a words step queued behind them waited for one such drain in flight
 /// and then shared the next: half of the latency of the words a device sends with its `stop`
-/// (docs/benchmarks.md, "500 device sessions: heavy steps capped per drain"). So a drain takes at most
-/// `heavyLimit` heavy steps; a heavy step past the limit waits for a later drain, and so does every
-/// later step of its conversation, so a conversation's steps still commit in the order they were queued
-/// (what the acknowledgement contract rests on). Other conversations' light steps go ahead.
+/// (docs/benchmarks.md, "500 device sessions: session ends capped per drain, and a load generator on a
+/// shared clock"). So a drain takes at most `heavyLimit` heavy steps; a heavy step past the limit waits
+/// for a later drain, and so does every later step of its conversation, so a conversation's steps still
+/// commit in the order they were queued (what the acknowledgement contract rests on). Other
+/// conversations' light steps go ahead.
 enum DrainSelection {
     /// Splits `items` (in queue order) into the drain taken now and what stays queued, both in queue
     /// order. Never takes nothing from a non-empty queue: the first item is always taken.

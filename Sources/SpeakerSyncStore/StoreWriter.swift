@@ -51,8 +51,6 @@ final class StoreWriterShard: @unchecked Sendable {
     /// Steps enqueued and not yet reported committed or rejected (queued, being encoded, or being written).
     private var waitingSteps = 0
     private let observer: (any StoreWriterObserver)?
-    /// At most this many heavy steps (session ends) per drain (`DrainSelection`).
-    private let heavyStepsPerDrain: Int
 
     /// Steps waiting in this shard (see `waitingSteps`).
     var queueDepth: Int {
@@ -68,10 +66,8 @@ final class StoreWriterShard: @unchecked Sendable {
         return (commits, wordRows)
     }
 
-    init(connectionString: String, heavyStepsPerDrain: Int = StoreWriter.defaultHeavyStepsPerDrain,
-         observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
+    init(connectionString: String, observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
         self.connectionString = connectionString
-        self.heavyStepsPerDrain = heavyStepsPerDrain
         self.observer = observer
         self.logger = logger
         self.connection = try PGConnection(connectionString: connectionString, config: Self.connectionConfig)
@@ -144,7 +140,7 @@ final class StoreWriterShard: @unchecked Sendable {
                 condition.unlock()
                 return
             }
-            let (drain, left) = DrainSelection.split(queue, heavyLimit: heavyStepsPerDrain,
+            let (drain, left) = DrainSelection.split(queue, heavyLimit: StoreWriter.heavyStepsPerDrain,
                                                      conversation: \.conversationID, isHeavy: \.step.isHeavyForDrain)
             queue = left
             encoding = true
@@ -349,14 +345,12 @@ public final class StoreWriter: Sendable {
     /// Session ends a drain takes at most (`DrainSelection`). Uncapped, when 500 sessions ended within
     /// a second on 2 cores, drains of 20–90 steps took 100–140 ms to commit; capped at 8, that burst's
     /// drains took 9 ms at p50 and 86 ms at p99 (docs/benchmarks.md).
-    public static let defaultHeavyStepsPerDrain = 8
+    static let heavyStepsPerDrain = 8
 
     /// `observer` hears of every committed transaction (for metrics); it is called on a writer thread.
-    public init(connectionString: String, shards: Int = 2, heavyStepsPerDrain: Int = StoreWriter.defaultHeavyStepsPerDrain,
-                observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
+    public init(connectionString: String, shards: Int = 2, observer: (any StoreWriterObserver)? = nil, logger: Logger) throws {
         self.shards = try (0..<max(1, shards)).map { _ in
-            try StoreWriterShard(connectionString: connectionString, heavyStepsPerDrain: heavyStepsPerDrain,
-                                 observer: observer, logger: logger)
+            try StoreWriterShard(connectionString: connectionString, observer: observer, logger: logger)
         }
     }
 

@@ -64,7 +64,7 @@ extension StreamingDiarizer {
         // made live labels worse than none: one two-voice meeting went from 7 to 42 % live DER in the
         // first trial (docs/accuracy.md). What the pass is for is the voices online assignment folds
         // into another; merges wait for finalize, which decides them over the whole session.
-        let onlineSpeakers = Set(overlap.values.flatMap(\.keys))
+        let onlineSpeakers: Set<Int32> = live ? Set(overlap.values.flatMap(\.keys)) : []
         if live, Set(labels).count <= onlineSpeakers.count { return }
         var pairs: [(seconds: Double, cluster: Int, speaker: Int32)] = []
         for (cluster, speakersSeconds) in overlap { for (speaker, seconds) in speakersSeconds { pairs.append((seconds, cluster, speaker)) } }

@@ -8,7 +8,7 @@ import TranscriptMerge
 @testable import SpeakerSyncStore
 
 /// Many sessions ending together, through a real writer and PostgreSQL: no transaction carries more
-/// session ends than `StoreWriter.defaultHeavyStepsPerDrain`, every step commits, and each
+/// session ends than `StoreWriter.heavyStepsPerDrain`, every step commits, and each
 /// conversation's completions come in the order its steps were queued.
 @Suite struct StoreWriterDrainTests {
     static let logger: Logger = {
@@ -79,7 +79,7 @@ import TranscriptMerge
         let connection = try PGConnection(connectionString: url)
         let groups = try connection.query("SELECT count(*)::bigint AS n FROM labellings GROUP BY updated_at").rows.map { try $0.decode(Int.self, column: "n") }
         #expect(groups.reduce(0, +) == endings)
-        #expect(groups.allSatisfy { $0 <= StoreWriter.defaultHeavyStepsPerDrain }, "\(groups)")
+        #expect(groups.allSatisfy { $0 <= StoreWriter.heavyStepsPerDrain }, "\(groups)")
         let named = try connection.query("SELECT count(*)::bigint AS n FROM speakers WHERE display_name = 'Ada'").rows[0].decode(Int.self, column: "n")
         #expect(named == endings, "each conversation's step after its end is committed too")
     }
