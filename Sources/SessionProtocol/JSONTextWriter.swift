@@ -5,7 +5,10 @@
 /// representation that reads back to the same Double ("0.1", "1e-05"). A non-finite Double cannot be
 /// written as JSON; it is written as `null` so a bug upstream can never produce invalid JSON.
 public struct JSONTextWriter: Sendable {
-    public private(set) var text = ""
+    /// The text written so far. Built as UTF-8 bytes: appending to a `String` piece by piece (its
+    /// capacity and ASCII checks on every append) was most of the cost of encoding an update.
+    public var text: String { String(decoding: buffer, as: UTF8.self) }
+    private var buffer: [UInt8] = []
     public let escaping: Escaping
     /// One entry per open container: whether it already holds an element (so the next needs a comma).
     private var hasElement: [Bool] = []
@@ -23,38 +26,38 @@ public struct JSONTextWriter: Sendable {
 
     public init(escaping: Escaping = .standard) {
         self.escaping = escaping
-        text.reserveCapacity(256)
+        buffer.reserveCapacity(256)
     }
 
     // MARK: containers
 
     public mutating func beginObject() {
         separate()
-        text += "{"
+        buffer.append(UInt8(ascii: "{"))
         hasElement.append(false)
     }
 
     public mutating func endObject() {
         hasElement.removeLast()
-        text += "}"
+        buffer.append(UInt8(ascii: "}"))
     }
 
     public mutating func beginArray() {
         separate()
-        text += "["
+        buffer.append(UInt8(ascii: "["))
         hasElement.append(false)
     }
 
     public mutating func endArray() {
         hasElement.removeLast()
-        text += "]"
+        buffer.append(UInt8(ascii: "]"))
     }
 
     /// Writes `"name":`; the next value written is that member's value.
     public mutating func key(_ name: String) {
         separate()
-        Self.appendQuoted(name, to: &text, escaping: escaping)
-        text += ":"
+        Self.appendQuoted(name, to: &buffer, escaping: escaping)
+        buffer.append(UInt8(ascii: ":"))
         // The member's value follows the colon directly, without a separator.
         pendingValueAfterKey = true
     }
@@ -65,27 +68,27 @@ public struct JSONTextWriter: Sendable {
 
     public mutating func string(_ value: String) {
         separate()
-        Self.appendQuoted(value, to: &text, escaping: escaping)
+        Self.appendQuoted(value, to: &buffer, escaping: escaping)
     }
 
     public mutating func number(_ value: Double) {
         separate()
-        text += Self.format(value)
+        buffer.append(contentsOf: Self.format(value).utf8)
     }
 
     public mutating func integer<T: BinaryInteger>(_ value: T) {
         separate()
-        text += String(value)
+        buffer.append(contentsOf: String(value).utf8)
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        text += value ? "true" : "false"
+        buffer.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     public mutating func null() {
         separate()
-        text += "null"
+        buffer.append(contentsOf: "null".utf8)
     }
 
     public mutating func optionalString(_ value: String?) {
@@ -124,7 +127,7 @@ public struct JSONTextWriter: Sendable {
             return
         }
         guard !hasElement.isEmpty else { return }
-        if hasElement[hasElement.count - 1] { text += "," }
+        if hasElement[hasElement.count - 1] { buffer.append(UInt8(ascii: ",")) }
         hasElement[hasElement.count - 1] = true
     }
 
@@ -138,8 +141,37 @@ public struct JSONTextWriter: Sendable {
         return value.description
     }
 
-    static func appendQuoted(_ string: String, to text: inout String, escaping: Escaping = .standard) {
-        text += "\""
+    static func appendQuoted(_ string: String, to buffer: inout [UInt8], escaping: Escaping = .standard) {
+        // Most strings (words, names, ids) need no escape at all: one scan of their UTF-8 bytes, then
+        // one append. Per-scalar appending was most of the cost of a transcript update's encoding
+        // (a session's final transcript re-sends every word; 500 of them end within a second in the
+        // 500-session benchmark).
+        if !needsEscaping(string, escaping: escaping) {
+            buffer.append(UInt8(ascii: "\""))
+            buffer.append(contentsOf: string.utf8)
+            buffer.append(UInt8(ascii: "\""))
+            return
+        }
+        appendQuotedEscaping(string, to: &buffer, escaping: escaping)
+    }
+
+    /// Whether any byte of `string` calls for an escape: a control character, `"`, `\\`, `/` (foundation),
+    /// or the lead byte 0xE2 of U+2028/U+2029 (conservatively: every 0xE2 sequence takes the slow path).
+    static func needsEscaping(_ string: String, escaping: Escaping) -> Bool {
+        let slash: UInt8 = escaping == .foundation ? 0x2F : 0x22
+        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == slash || byte == 0xE2 {
+                return true
+            }
+            return false
+        }
+        var string = string
+        return string.withUTF8 { scan($0) }
+    }
+
+    /// The reference escaper, scalar by scalar: every string that needs an escape goes through it.
+    static func appendQuotedEscaping(_ string: String, to buffer: inout [UInt8], escaping: Escaping = .standard) {
+        buffer.append(UInt8(ascii: "\""))
         var run = ""
         for scalar in string.unicodeScalars {
             switch scalar {
@@ -161,7 +193,7 @@ public struct JSONTextWriter: Sendable {
             default: run.unicodeScalars.append(scalar)
             }
         }
-        text += run
-        text += "\""
+        buffer.append(contentsOf: run.utf8)
+        buffer.append(UInt8(ascii: "\""))
     }
 }

@@ -8,7 +8,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speakersync-bench",
         abstract: "SpeakerSync benchmarks (figures, not tests).",
-        subcommands: [MergeBench.self, PersistBench.self, SessionsBench.self, VADBench.self, DiarizeBench.self, BatchBench.self, OverlapBench.self, IsolationBench.self, CalibrateBench.self, AuthBench.self, ASRBench.self, FaultsBench.self, FleetBench.self, SlowClientsBench.self]
+        subcommands: [MergeBench.self, PersistBench.self, SessionsBench.self, VADBench.self, DiarizeBench.self, BatchBench.self, OverlapBench.self, IsolationBench.self, CalibrateBench.self, AuthBench.self, ASRBench.self, FaultsBench.self, FleetBench.self, SlowClientsBench.self, EncodeBench.self]
     )
 }
 
