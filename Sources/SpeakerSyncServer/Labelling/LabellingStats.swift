@@ -1,4 +1,4 @@
-import Foundation
+import SessionProtocol
 import Statistics
 
 /// A labelling's figures as stored with it (`labellings.stats`) and reported by compare: what one
@@ -16,22 +16,29 @@ struct LabellingStats {
     /// Provider CPU seconds per audio second; nil without audio or processed chunks.
     var realTimeFactor: Double? { audioSeconds > 0 && !chunkSeconds.isEmpty ? cpuSeconds / audioSeconds : nil }
 
+    /// The stored document, keys in sorted order. Written with `JSONTextWriter`, not
+    /// `JSONSerialization` (whose sorted-key writing was 5 % of the server's time when 500 sessions
+    /// end within a second).
     var json: String {
-        func summary(_ values: [Double]) -> [String: Any] {
+        func summary(_ values: [Double], into writer: inout JSONTextWriter) {
             let percentiles = Percentiles(values)
-            var object: [String: Any] = ["count": percentiles.count]
-            for (key, value) in [("p50", percentiles.p50), ("p95", percentiles.p95), ("p99", percentiles.p99), ("max", percentiles.max)] {
-                if let value { object[key] = value }
+            writer.beginObject()
+            writer.key("count"); writer.integer(percentiles.count)
+            for (key, value) in [("max", percentiles.max), ("p50", percentiles.p50), ("p95", percentiles.p95), ("p99", percentiles.p99)] {
+                if let value { writer.key(key); writer.number(value) }
             }
-            return object
+            writer.endObject()
         }
-        var object: [String: Any] = [
-            "audio_seconds": audioSeconds, "words": wordCount, "unlabelled_words": unlabelledWordCount,
-            "speakers": speakerCount, "chunk_seconds": summary(chunkSeconds),
-            "label_latency_seconds": summary(labelLatenciesSeconds),
-        ]
-        if let realTimeFactor { object["real_time_factor"] = realTimeFactor }
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        var writer = JSONTextWriter()
+        writer.beginObject()
+        writer.key("audio_seconds"); writer.number(audioSeconds)
+        writer.key("chunk_seconds"); summary(chunkSeconds, into: &writer)
+        writer.key("label_latency_seconds"); summary(labelLatenciesSeconds, into: &writer)
+        if let realTimeFactor { writer.key("real_time_factor"); writer.number(realTimeFactor) }
+        writer.key("speakers"); writer.integer(speakerCount)
+        writer.key("unlabelled_words"); writer.integer(unlabelledWordCount)
+        writer.key("words"); writer.integer(wordCount)
+        writer.endObject()
+        return writer.text
     }
 }
