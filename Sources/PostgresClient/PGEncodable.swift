@@ -24,6 +24,14 @@ extension String: PGEncodable, PGArrayElement {
     /// Every string element is double-quoted, with `\` and `"` backslash-escaped: this is the
     /// only quoting that is safe for empty strings, `NULL`, braces, commas and whitespace.
     public func appendPGArrayElement(to literal: inout String) {
+        // Most elements (words, ids, labels) hold neither: appended whole, not scalar by scalar
+        // (the scalar loop was most of a session end's array encoding).
+        if !utf8.contains(where: { $0 == 0x5C || $0 == 0x22 }) {
+            literal.append("\"")
+            literal.append(self)
+            literal.append("\"")
+            return
+        }
         literal.append("\"")
         for scalar in unicodeScalars {
             if scalar == "\\" || scalar == "\"" { literal.append("\\") }
