@@ -19,8 +19,25 @@ final class InMemorySessionStore: SessionStore {
     let failWrites = Atomic<Bool>(false)
     /// Completions run here, in order, as `SessionStore` promises (and `StoreWriter` does).
     private let completions = DispatchQueue(label: "in-memory-store.completions")
+    /// While set, steps are applied but their completions wait (a commit in flight) until
+    /// `releaseHeldCompletions()`.
+    let holdCompletions = Atomic<Bool>(false)
+    private let held = Mutex<[@Sendable () -> Void]>([])
+    /// Every step queued, in order: whether it ended its conversation, and how many words it changed.
+    let persisted = Mutex<[(conversationEnded: Bool, changedWords: Int)]>([])
+
+    /// Runs the held completions, in order, and stops holding.
+    func releaseHeldCompletions() {
+        holdCompletions.store(false, ordering: .relaxed)
+        let waiting = held.withLock { held in
+            defer { held = [] }
+            return held
+        }
+        for completion in waiting { completions.async(execute: completion) }
+    }
 
     func persist(_ step: PersistStep, conversationID: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        persisted.withLock { $0.append((step.conversationEnded, step.changedWords.count)) }
         if failWrites.load(ordering: .relaxed) {
             completions.async { completion(.failure(CocoaError(.fileWriteUnknown))) }
             return
@@ -36,6 +53,10 @@ final class InMemorySessionStore: SessionStore {
             for (_, id) in step.removedTurns { all[conversationID]!.turns[id] = nil }
             for speaker in step.speakers { all[conversationID]!.speakers[speaker.label] = speaker }
             for (key, label) in step.keyLabels { all[conversationID]!.keyLabels[key] = label }
+        }
+        if holdCompletions.load(ordering: .relaxed) {
+            held.withLock { $0.append { completion(.success(())) } }
+            return
         }
         completions.async { completion(.success(())) }
     }

@@ -53,6 +53,10 @@ extension SessionRunner {
     func stepSettled(bytes: Int) {
         pendingSteps -= 1
         pendingStepBytes -= bytes
+        if pendingSteps == 0, let body = afterStepsSettled {
+            afterStepsSettled = nil
+            body()
+        }
         let limits = environment.limits
         if gate.isPaused(for: .store), pendingSteps <= limits.pendingStepsResumeCount, pendingStepBytes <= limits.pendingStepsPauseBytes / 4 {
             if gate.resume(.store) { machine.noteActivity() }

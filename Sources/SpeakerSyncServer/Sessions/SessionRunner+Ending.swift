@@ -18,25 +18,45 @@ extension SessionRunner {
         live.labelling.labelLatency.audioEnded(at: now)
         for index in live.shadows.indices { live.shadows[index].labelLatency.audioEnded(at: now) }
         finishAnalysis { [self] in
-            guard let live = self.live else { return }
-            live.finalized = true
-            live.conversation.status = .finalized
-            var step = PersistStep()
-            step.conversation = live.currentConversation
-            step.conversationEnded = true
-            step.labellings = labellings(interruptedReason: nil)
-            if let last = live.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
-            // 1000 promises the conversation is safe: it waits for this commit, which comes after every
-            // earlier step's (the writer keeps a conversation's order).
-            persist(step, delivery: .committedOnly) { [self] stored in
-                guard let live = self.live else { return }
-                run(machine.send(.speakers(wireSpeakers(live.labelling.speakers))))
-                sendUtterances(live.labelling.merger.utterances, removed: [], stored: stored, isFinal: true)
-                run(machine.send(.stats(live.stats())))
-                logger.info("session finalized", metadata: live.summaryMetadata)
-                release()
-                run(machine.finalizeCompleted())
+            // The words sent with the stop are acknowledged (their update sent) before the session's
+            // end is built: the end (every turn, every word's label, the stats) is the heavy step, and
+            // built first it held up its own words' update on this queue and in the writer. The end
+            // commits after those steps anyway; a teardown meanwhile (the server stopping, a fatal
+            // error) stores the conversation as interrupted instead.
+            whenStepsSettled { [self] in
+                guard !tearingDown, !released else { return }
+                storeFinalizedConversation()
             }
+        }
+    }
+
+    /// Runs `body` once every step this session has persisted is committed (or refused for good): at
+    /// once when none is pending.
+    func whenStepsSettled(_ body: @escaping () -> Void) {
+        if pendingSteps == 0 { body() } else { afterStepsSettled = body }
+    }
+
+    /// Finalize's last step: the conversation finalized with its labellings; then the final
+    /// transcript, the stats and the 1000 close.
+    private func storeFinalizedConversation() {
+        guard let live = self.live else { return }
+        live.finalized = true
+        live.conversation.status = .finalized
+        var step = PersistStep()
+        step.conversation = live.currentConversation
+        step.conversationEnded = true
+        step.labellings = labellings(interruptedReason: nil)
+        if let last = live.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
+        // 1000 promises the conversation is safe: it waits for this commit, which comes after every
+        // earlier step's (the writer keeps a conversation's order).
+        persist(step, delivery: .committedOnly) { [self] stored in
+            guard let live = self.live else { return }
+            run(machine.send(.speakers(wireSpeakers(live.labelling.speakers))))
+            sendUtterances(live.labelling.merger.utterances, removed: [], stored: stored, isFinal: true)
+            run(machine.send(.stats(live.stats())))
+            logger.info("session finalized", metadata: live.summaryMetadata)
+            release()
+            run(machine.finalizeCompleted())
         }
     }
 
