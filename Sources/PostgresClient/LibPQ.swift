@@ -286,18 +286,16 @@ enum LibPQ {
     private static func withCParameters<R>(
         _ params: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws -> R
     ) throws -> R {
-        var buffer: [CChar] = []
+        var buffer: [UInt8] = []
         var offsets: [Int?] = []
         offsets.reserveCapacity(params.count)
         for (position, param) in params.enumerated() {
             guard let param else { offsets.append(nil); continue }
-            var containsNUL = false
-            offsets.append(buffer.count)
-            for byte in param.utf8 {
-                if byte == 0 { containsNUL = true; break }
-                buffer.append(CChar(bitPattern: byte))
-            }
-            if containsNUL {
+            let start = buffer.count
+            offsets.append(start)
+            // Whole, then checked: appending byte by byte was a visible share of a large step's encoding.
+            buffer.append(contentsOf: param.utf8)
+            if buffer[start...].contains(0) {
                 throw PGError(
                     code: .encodeFailed,
                     message: "parameter $\(position + 1) contains a NUL byte, which PostgreSQL text cannot hold")
@@ -306,7 +304,8 @@ enum LibPQ {
         }
         if buffer.isEmpty { buffer.append(0) }
         return try buffer.withUnsafeBufferPointer { storage in
-            let base = storage.baseAddress!
+            // UTF-8 bytes read as C chars: same size and layout, only the signedness differs.
+            let base = UnsafeRawPointer(storage.baseAddress!).assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
             return try pointers.withUnsafeBufferPointer { try body($0.baseAddress) }
         }
