@@ -55,7 +55,8 @@ extension SessionRunner {
         pendingStepBytes -= bytes
         if pendingSteps == 0, let body = afterStepsSettled {
             afterStepsSettled = nil
-            body()
+            // Next on the queue, so the settled step's own update goes out first.
+            queue.async(execute: body)
         }
         let limits = environment.limits
         if gate.isPaused(for: .store), pendingSteps <= limits.pendingStepsResumeCount, pendingStepBytes <= limits.pendingStepsPauseBytes / 4 {

@@ -32,7 +32,7 @@ extension SessionRunner {
 
     /// Runs `body` once every step this session has persisted is committed (or refused for good): at
     /// once when none is pending.
-    func whenStepsSettled(_ body: @escaping () -> Void) {
+    func whenStepsSettled(_ body: @escaping @Sendable () -> Void) {
         if pendingSteps == 0 { body() } else { afterStepsSettled = body }
     }
 

@@ -93,7 +93,7 @@ final class SessionRunner: @unchecked Sendable {
     var pendingSteps = 0
     var pendingStepBytes = 0
     /// A finalize waiting for the session's earlier steps to commit before it builds its own.
-    var afterStepsSettled: (() -> Void)?
+    var afterStepsSettled: (@Sendable () -> Void)?
     /// PostgreSQL refused one of this session's steps for good: nothing after it is acknowledged.
     var storageRejected = false
     /// When the outgoing queue went over its pause level (nil: under it).
