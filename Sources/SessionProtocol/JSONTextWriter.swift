@@ -158,6 +158,7 @@ public struct JSONTextWriter: Sendable {
     /// Whether any byte of `string` calls for an escape: a control character, `"`, `\\`, `/` (foundation),
     /// or the lead byte 0xE2 of U+2028/U+2029 (conservatively: every 0xE2 sequence takes the slow path).
     static func needsEscaping(_ string: String, escaping: Escaping) -> Bool {
+        // `/` needs an escape only in the foundation escaping; otherwise the quote byte stands in (no-op).
         let slash: UInt8 = escaping == .foundation ? 0x2F : 0x22
         func scan(_ bytes: some Sequence<UInt8>) -> Bool {
             for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == slash || byte == 0xE2 {
