@@ -160,14 +160,10 @@ public struct JSONTextWriter: Sendable {
     static func needsEscaping(_ string: String, escaping: Escaping) -> Bool {
         // `/` needs an escape only in the foundation escaping; otherwise the quote byte stands in (no-op).
         let slash: UInt8 = escaping == .foundation ? 0x2F : 0x22
-        func scan(_ bytes: some Sequence<UInt8>) -> Bool {
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == slash || byte == 0xE2 {
-                return true
-            }
-            return false
-        }
         var string = string
-        return string.withUTF8 { scan($0) }
+        return string.withUTF8 { bytes in
+            bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == slash || $0 == 0xE2 }
+        }
     }
 
     /// The reference escaper, scalar by scalar: every string that needs an escape goes through it.
