@@ -29,10 +29,15 @@ struct ChangeSet {
     private(set) var wordUpsertCount = 0
     /// The fencing epochs the steps carry, with how many steps carried each (`WriteFencing.swift`).
     private(set) var fences: [FencedConversation: Int] = [:]
+    /// The leases the drain's session ends give up (`PersistStep.releasesLease`).
+    private(set) var leaseReleases: Set<FencedConversation> = []
 
     init(_ steps: [(conversationID: String, step: PersistStep)]) {
         for (id, step) in steps {
-            if let fence = step.fence { fences[FencedConversation(conversationID: id, fence: fence), default: 0] += 1 }
+            if let fence = step.fence {
+                fences[FencedConversation(conversationID: id, fence: fence), default: 0] += 1
+                if step.releasesLease { leaseReleases.insert(FencedConversation(conversationID: id, fence: fence)) }
+            }
             if let state = step.conversation {
                 if conversations.updateValue(state, forKey: id) == nil { conversationOrder.append(id) }
             }
@@ -86,6 +91,7 @@ struct ChangeSet {
         try writeLabellings(connection)
         try writeAudio(connection)
         try recordFencedWrites(on: connection)
+        try releaseLeases(on: connection)
     }
 
     /// A chunk written again (a step retried) replaces itself.

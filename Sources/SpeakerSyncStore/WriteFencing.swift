@@ -44,4 +44,17 @@ extension ChangeSet {
             """, [entries.map(\.key.conversationID), entries.map(\.key.fence.epoch), entries.map(\.key.fence.serverInstance),
                   entries.map { Int64($0.value) }])
     }
+
+    /// Last in the drain's transaction: the leases of the sessions that ended in it, given up where
+    /// the step's epoch and server still hold them (a claim since has moved the epoch on: nothing
+    /// to give up). The epoch stays, so the next claim increases it and fences anything later.
+    func releaseLeases(on connection: PGConnection) throws {
+        guard !leaseReleases.isEmpty else { return }
+        let entries = leaseReleases.sorted { ($0.conversationID, $0.fence.epoch) < ($1.conversationID, $1.fence.epoch) }
+        try connection.execute("""
+            UPDATE conversation_leases c SET server_instance = NULL, snapshot = NULL, published_at = NULL
+            FROM unnest($1::text[], $2::bigint[], $3::int[]) AS r(conversation_id, epoch, server_instance)
+            WHERE c.conversation_id = r.conversation_id AND c.epoch = r.epoch AND c.server_instance = r.server_instance
+            """, [entries.map(\.conversationID), entries.map(\.fence.epoch), entries.map(\.fence.serverInstance)])
+    }
 }

@@ -28,13 +28,15 @@ import TranscriptMerge
     }
 
     /// Writes one step through `writer` and waits for its first outcome.
-    static func write(_ writer: StoreWriter, _ id: String, fence: WriteFence?, words: [LabelledWord]) -> Result<Void, any Error> {
+    static func write(_ writer: StoreWriter, _ id: String, fence: WriteFence?, words: [LabelledWord],
+                      releasesLease: Bool = false) -> Result<Void, any Error> {
         let outcome = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         var step = PersistStep()
         step.conversation = conversation(id)
         step.changedWords = words
         step.fence = fence
+        step.releasesLease = releasesLease
         writer.enqueue(step, conversationID: id) { result in
             let first = outcome.withLock { value -> Bool in
                 guard value == nil else { return false }
@@ -156,5 +158,55 @@ import TranscriptMerge
             .query("SELECT epoch FROM conversation_writes WHERE conversation_id = 'c3' ORDER BY epoch").rows
             .map { try $0.decode(Int64.self, column: "epoch") }
         #expect(epochs == [old, new])
+    }
+
+    /// The row of the conversation's lease: its epoch and holder (nil: released).
+    static func lease(_ url: String, _ id: String) throws -> (epoch: Int64, holder: Int?)? {
+        try PGConnection(connectionString: url).query("SELECT epoch, server_instance FROM conversation_leases WHERE conversation_id = $1", [id])
+            .rows.first.map { (try $0.decode(Int64.self, column: "epoch"), try $0.decode(Int?.self, column: "server_instance")) }
+    }
+
+    /// A session's last step gives its lease up in the step's own transaction: committed, the
+    /// conversation is free for any server at once (its epoch kept, so the next claim moves it on).
+    /// A last step under an epoch that lost the conversation releases nothing of the new holder's.
+    @Test func aSessionsLastStepReleasesItsLeaseInItsOwnTransactionUnlessItsEpochLostTheConversation() throws {
+        let url = try TestCluster.migratedDatabase()
+        let first = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
+        let second = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
+        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
+        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+        let writer = try StoreWriter(connectionString: url, shards: 1, logger: Self.logger)
+        defer { writer.shutdown() }
+        guard case .acquired(let epoch) = try firstLeases.claim(conversationID: "c5", deviceID: "phone-1") else {
+            Issue.record("claim failed")
+            return
+        }
+        let fence = WriteFence(epoch: epoch, serverInstance: first.instance)
+        #expect((try? Self.write(writer, "c5", fence: fence, words: [Self.word("r1", "hello")]).get()) != nil)
+        // Held by a live server: the second cannot claim it.
+        #expect(try secondLeases.claim(conversationID: "c5", deviceID: "phone-1") == .held(serverInstance: first.instance))
+        #expect((try? Self.write(writer, "c5", fence: fence, words: [Self.word("r2", "bye")], releasesLease: true).get()) != nil)
+        #expect(try Self.lease(url, "c5")?.epoch == epoch)
+        #expect(try Self.lease(url, "c5")?.holder == nil)
+        #expect(try Self.storedWords(url, "c5") == ["bye", "hello"])
+        #expect(try secondLeases.claim(conversationID: "c5", deviceID: "phone-1") == .acquired(epoch: epoch + 1))
+
+        // A resume on the first server took c6 over from an older session of it: that session's last
+        // step is refused as fenced and the new session keeps the lease.
+        guard case .acquired(let old) = try firstLeases.claim(conversationID: "c6", deviceID: "phone-1"),
+              case .acquired(let new) = try firstLeases.claim(conversationID: "c6", deviceID: "phone-1") else {
+            Issue.record("claims failed")
+            return
+        }
+        let stale = Self.write(writer, "c6", fence: WriteFence(epoch: old, serverInstance: first.instance),
+                               words: [Self.word("r1", "stale")], releasesLease: true)
+        if case .failure(let error as StoreError) = stale {
+            #expect(error.code == .fenced)
+        } else {
+            Issue.record("the stale last step was not refused as fenced")
+        }
+        #expect(try Self.lease(url, "c6")?.epoch == new)
+        #expect(try Self.lease(url, "c6")?.holder == first.instance)
+        #expect(try Self.storedWords(url, "c6").isEmpty)
     }
 }
