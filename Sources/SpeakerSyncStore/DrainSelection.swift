@@ -9,11 +9,17 @@
 /// for a later drain, and so does every later step of its conversation, so a conversation's steps still
 /// commit in the order they were queued (what the acknowledgement contract rests on). Other
 /// conversations' light steps go ahead.
+///
+/// While light steps are queued the limit is lower (`heavyLimitBesideLight`): words are what a device
+/// waits on, a session's end can wait a few drains, and once the words are out a drain of ends alone
+/// takes up to `heavyLimit` of them.
 enum DrainSelection {
     /// Splits `items` (in queue order) into the drain taken now and what stays queued, both in queue
     /// order. Never takes nothing from a non-empty queue: the first item is always taken.
-    static func split<Item>(_ items: [Item], heavyLimit: Int,
+    /// `heavyLimitBesideLight` (nil: `heavyLimit`) applies when the queue holds a light step.
+    static func split<Item>(_ items: [Item], heavyLimit: Int, heavyLimitBesideLight: Int? = nil,
                             conversation: (Item) -> String, isHeavy: (Item) -> Bool) -> (taken: [Item], left: [Item]) {
+        let limit = heavyLimitBesideLight.map { besideLight in items.contains { !isHeavy($0) } ? besideLight : heavyLimit } ?? heavyLimit
         var taken: [Item] = []
         var left: [Item] = []
         var heavyTaken = 0
@@ -26,7 +32,7 @@ enum DrainSelection {
                 continue
             }
             if isHeavy(item) {
-                if heavyTaken >= max(1, heavyLimit) {
+                if heavyTaken >= max(1, limit) {
                     deferred.insert(id)
                     left.append(item)
                     continue

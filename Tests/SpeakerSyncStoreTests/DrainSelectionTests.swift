@@ -36,6 +36,21 @@ import Testing
         #expect(left.map(\.serial) == [1, 3, 5])
     }
 
+    /// While words wait in the queue a drain takes fewer session ends (the words are what devices
+    /// wait on); a queue of ends alone is drained at the full limit.
+    @Test func besideLightStepsTheLowerLimitHoldsAndEndsAloneAreTakenAtTheFullLimit() {
+        let ends = (0..<6).map { Step(conversation: "e\($0)", heavy: true, serial: $0) }
+        let words = [Step(conversation: "w", heavy: false, serial: 6)]
+        let (mixed, mixedLeft) = DrainSelection.split(ends + words, heavyLimit: 4, heavyLimitBesideLight: 2,
+                                                      conversation: \.conversation, isHeavy: \.heavy)
+        #expect(mixed.map(\.serial) == [0, 1, 6])
+        #expect(mixedLeft.map(\.serial) == [2, 3, 4, 5])
+        let (alone, aloneLeft) = DrainSelection.split(mixedLeft, heavyLimit: 4, heavyLimitBesideLight: 2,
+                                                      conversation: \.conversation, isHeavy: \.heavy)
+        #expect(alone.map(\.serial) == [2, 3, 4, 5])
+        #expect(aloneLeft.isEmpty)
+    }
+
     @Test func aDrainAlwaysTakesTheFirstStepEvenWithALimitOfZero() {
         let steps = [Step(conversation: "a", heavy: true, serial: 0), Step(conversation: "b", heavy: true, serial: 1)]
         let (taken, left) = Self.split(steps, limit: 0)
