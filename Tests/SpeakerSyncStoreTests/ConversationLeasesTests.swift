@@ -49,6 +49,15 @@ import TranscriptMerge
         return outcome.withLock { $0 } ?? .failure(StoreError(code: .writeFailed, message: "no outcome within 30 s"))
     }
 
+    /// Two live servers on one database, each with its conversation leases.
+    static func twoServers(_ url: String, leaseSeconds: Double)
+        throws -> (first: ServerLease, second: ServerLease, firstLeases: ConversationLeases, secondLeases: ConversationLeases) {
+        let first = try ServerLease(connectionString: url, leaseSeconds: leaseSeconds, logger: logger)
+        let second = try ServerLease(connectionString: url, leaseSeconds: leaseSeconds, logger: logger)
+        return (first, second, try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: logger),
+                try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: logger))
+    }
+
     static func storedWords(_ url: String, _ id: String) throws -> [String] {
         try PGConnection(connectionString: url).query("SELECT text FROM words WHERE conversation_id = $1 ORDER BY text", [id])
             .rows.map { try $0.decode(String.self, column: "text") }
@@ -56,10 +65,7 @@ import TranscriptMerge
 
     @Test func aLiveServersConversationIsHeldAndALapsedOnesIsTakenOverUnderAHigherEpoch() throws {
         let url = try TestCluster.migratedDatabase()
-        let first = try ServerLease(connectionString: url, leaseSeconds: 2, logger: Self.logger)
-        let second = try ServerLease(connectionString: url, leaseSeconds: 2, logger: Self.logger)
-        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
-        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+        let (first, second, firstLeases, secondLeases) = try Self.twoServers(url, leaseSeconds: 2)
 
         #expect(try firstLeases.claim(conversationID: "c1", deviceID: "phone-1") == .acquired(epoch: 1))
         // The same server claiming again (a resume on it) takes a new epoch: its old session is fenced too.
@@ -97,10 +103,7 @@ import TranscriptMerge
 
     @Test func aServerThatEndedItsLeaseLosesItsConversationsAtOnce() throws {
         let url = try TestCluster.migratedDatabase()
-        let first = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
-        let second = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
-        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
-        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+        let (first, second, firstLeases, secondLeases) = try Self.twoServers(url, leaseSeconds: 60)
         #expect(try firstLeases.claim(conversationID: "c2", deviceID: "phone-1") == .acquired(epoch: 1))
         #expect(second.renew())
         #expect(second.peersAtLastRenewal == 1)
@@ -171,10 +174,8 @@ import TranscriptMerge
     /// A last step under an epoch that lost the conversation releases nothing of the new holder's.
     @Test func aSessionsLastStepReleasesItsLeaseInItsOwnTransactionUnlessItsEpochLostTheConversation() throws {
         let url = try TestCluster.migratedDatabase()
-        let first = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
-        let second = try ServerLease(connectionString: url, leaseSeconds: 60, logger: Self.logger)
-        let firstLeases = try ConversationLeases(connectionString: url, serverInstance: first.instance, logger: Self.logger)
-        let secondLeases = try ConversationLeases(connectionString: url, serverInstance: second.instance, logger: Self.logger)
+        let (first, second, firstLeases, secondLeases) = try Self.twoServers(url, leaseSeconds: 60)
+        #expect(second.instance != first.instance)
         let writer = try StoreWriter(connectionString: url, shards: 1, logger: Self.logger)
         defer { writer.shutdown() }
         guard case .acquired(let epoch) = try firstLeases.claim(conversationID: "c5", deviceID: "phone-1") else {
