@@ -35,8 +35,9 @@ struct ChangeSet {
     init(_ steps: [(conversationID: String, step: PersistStep)]) {
         for (id, step) in steps {
             if let fence = step.fence {
-                fences[FencedConversation(conversationID: id, fence: fence), default: 0] += 1
-                if step.releasesLease { leaseReleases.insert(FencedConversation(conversationID: id, fence: fence)) }
+                let fenced = FencedConversation(conversationID: id, fence: fence)
+                fences[fenced, default: 0] += 1
+                if step.releasesLease { leaseReleases.insert(fenced) }
             }
             if let state = step.conversation {
                 if conversations.updateValue(state, forKey: id) == nil { conversationOrder.append(id) }

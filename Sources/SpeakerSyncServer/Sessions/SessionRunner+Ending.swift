@@ -48,7 +48,6 @@ extension SessionRunner {
         step.labellings = labellings(interruptedReason: nil)
         if let last = live.audioChunker?.flush(), admitStoredAudio([last]) { step.audioChunks = [last] }
         step.releasesLease = true
-        leaseReleasedByLastStep = true
         // 1000 promises the conversation is safe: it waits for this commit, which comes after every
         // earlier step's (the writer keeps a conversation's order).
         persist(step, delivery: .committedOnly) { [self] stored in
@@ -84,7 +83,6 @@ extension SessionRunner {
             }
             // Committed with the step, even when that is after an outage (the step stays queued).
             step.releasesLease = true
-            leaseReleasedByLastStep = true
             persist(step, delivery: .firstOutcome, evenAfterRejection: true) { [self] stored in
                 if let live = self.live { logger.info("session ended without finalize", metadata: live.summaryMetadata) }
                 then?(stored)
@@ -195,9 +193,10 @@ extension SessionRunner {
     func release() {
         guard let live, !released else { return }
         released = true
-        // Normally the last step gave the lease up in its own transaction. A step PostgreSQL refused
-        // may have taken that with it: then a statement of its own.
-        if let fence = live.fence, !leaseReleasedByLastStep || storageRejected { releaseLease(live.conversationID, fence: fence) }
+        // Only the completions of finalize's and teardown's last steps get here, and both steps gave the
+        // lease up in their own transaction. A step PostgreSQL refused may have taken that with it:
+        // then a statement of its own.
+        if let fence = live.fence, storageRejected { releaseLease(live.conversationID, fence: fence) }
         environment.claims.release(live.conversationID, by: self)
         // The session's transcript goes with the runner once it has stored its last step, often long
         // after the connection closed (when the trim after the close ran): trim again then.

@@ -71,9 +71,6 @@ final class SessionRunner: @unchecked Sendable {
     /// A start between `.begin` and the `session` message (see SessionRunner+Start.swift).
     var starting: PendingStart?
     var released = false
-    /// The session's last step carries its lease's release (`PersistStep.releasesLease`), so
-    /// `release()` issues no statement of its own.
-    var leaseReleasedByLastStep = false
     var tearingDown = false
     var releaseWaiters: [@Sendable () -> Void] = []
     var idleTimer: (any DispatchSourceTimer)?
