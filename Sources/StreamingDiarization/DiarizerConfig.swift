@@ -49,6 +49,12 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// (`splitOffSegmentedVoice`; needs `StreamingDiarizer.localActivity`). Off: an experiment that did
     /// not carry from the calibration sets to the report sets (see that function).
     public var segmentedVoiceSplit = false
+    /// The overlap pass's orphan voice (`OverlapTurns.OrphanVoice`): the local speakers the final turns
+    /// leave unnamed become one new speaker if their speech adds up to this much in the session; 0 turns
+    /// it off. 4 s is `uncountedVoiceSeconds`' value (the speech any voice needs to be counted), carried
+    /// over, not tuned: the calibration meetings have no such voice (none of them changes at any value
+    /// above 1.2 s), docs/accuracy.md "A voice heard only over others".
+    public var orphanVoiceSeconds: Double = 4
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Where two speakers' turns meet inside one stretch of speech, a pause at least this long and

@@ -28,10 +28,17 @@ public struct LocalActivityWindow: Sendable, Equatable {
 ///    turn there gets that frame.
 /// 3. With `fillsMissedSpeech`, a frame where one named local speaker talks and no turn at all covers
 ///    it goes to that speaker too (speech the turns' VAD did not hear).
+/// 4. With an `OrphanVoice`, the local speakers left unnamed are a voice the turns never have alone
+///    (someone who talks over others, or whom the embeddings folded into the person they talk with):
+///    their frames where a turn covers the speech or another local speaker talks too (never speech the
+///    VAD missed, as in 2) become one new speaker's, provided they add up to `minimumSeconds` in the
+///    session. Every window's orphans are the same new speaker: the model's local speakers carry no
+///    identity across windows, and one missed person is the common case (two are then counted as one).
 ///
-/// There is no threshold here: the frames' decisions are the model's, the names come from the turns.
-/// Nothing is removed or moved; what is added never creates a speaker the turns do not have, so counts,
-/// enrolled names and the live labels' identities stay the diarizer's. Pure; any thread.
+/// The frames' decisions are the model's, the names come from the turns; the only threshold is the
+/// orphan voice's speech. Nothing is removed or moved; without an `OrphanVoice` what is added never
+/// creates a speaker the turns do not have, so counts, enrolled names and the live labels' identities
+/// stay the diarizer's. Pure; any thread.
 public enum OverlapTurns {
     /// A stretch of one speaker's speech (the added turns, or the turns given).
     public struct Span: Sendable, Equatable {
@@ -46,12 +53,26 @@ public enum OverlapTurns {
         }
     }
 
+    /// Step 4's new speaker: its id (one no turn, known or retired speaker has) and the speech its
+    /// frames must add up to in the session.
+    public struct OrphanVoice: Sendable, Equatable {
+        public var speaker: Int32
+        public var minimumSeconds: Double
+
+        public init(speaker: Int32, minimumSeconds: Double) {
+            self.speaker = speaker
+            self.minimumSeconds = minimumSeconds
+        }
+    }
+
     /// The spans to add to `turns` (which may overlap each other), sorted by start, runs of adjacent
     /// frames of one speaker merged.
-    public static func added(to turns: [Span], windows: [LocalActivityWindow], fillsMissedSpeech: Bool = false) -> [Span] {
+    public static func added(to turns: [Span], windows: [LocalActivityWindow], fillsMissedSpeech: Bool = false,
+                             orphanVoice: OrphanVoice? = nil) -> [Span] {
         let sorted = turns.filter { $0.endSeconds > $0.startSeconds }.sorted { $0.startSeconds < $1.startSeconds }
         let longest = sorted.map { $0.endSeconds - $0.startSeconds }.max() ?? 0
         var added: [Span] = []
+        var orphaned: [Span] = []
         for window in windows where !window.activeMasks.isEmpty {
             let first = window.centreSeconds(frame: 0), last = window.centreSeconds(frame: window.activeMasks.count - 1)
             // The turns that can cover a frame of this window.
@@ -75,9 +96,16 @@ public enum OverlapTurns {
                 for speaker in speakers {
                     added.append(Span(speaker: speaker, startSeconds: max(0, centre - half), endSeconds: centre + half))
                 }
+                if let orphanVoice, talking.count >= 2 || !present.isEmpty, talking.contains(where: { names[$0] == nil }) {
+                    orphaned.append(Span(speaker: orphanVoice.speaker, startSeconds: max(0, centre - half), endSeconds: centre + half))
+                }
             }
         }
-        return merged(added, joiningGapsUpTo: windows.map(\.frameStepSeconds).max() ?? 0)
+        let gap = windows.map(\.frameStepSeconds).max() ?? 0
+        if let orphanVoice, orphaned.reduce(0, { $0 + $1.endSeconds - $1.startSeconds }) >= orphanVoice.minimumSeconds - 1e-9 {
+            added += orphaned
+        }
+        return merged(added, joiningGapsUpTo: gap)
     }
 
     /// Local speaker → global speaker for one window: evidence is the frames where the local speaker

@@ -214,6 +214,13 @@ public final class StreamingDiarizer {
         Array(Set(emitted.values.map(\.speaker))).sorted()
     }
 
+    /// An id no speaker of this session has had (known, enrolled, retired, or with turns): for a speaker
+    /// that finalize's overlap pass adds (`OverlapTurns.OrphanVoice`).
+    public var unusedSpeakerID: Int32 {
+        let known = speakers.speakerIds.compactMap { Int32($0) } + enrolledProfiles.keys
+        return ((known + retiredSpeakerIDs + emitted.values.map(\.speaker)).max() ?? 0) + 1
+    }
+
     // MARK: Online
 
     private var streamEndSeconds: Double { Double(audio.endSample) / Double(config.sampleRate) }

@@ -63,6 +63,8 @@ struct DiarizeBench: ParsableCommand {
     var segmentedSplit = false
     @Flag(name: .customLong("fill-missed"), help: "Also give a named local speaker the frames no turn covers (tried on the calibration sets and left out of speakerkit: docs/speakerkit.md step 8).")
     var fillMissed = false
+    @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; never with --num-speakers).")
+    var orphanVoiceSeconds: Double?
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
@@ -122,6 +124,9 @@ struct DiarizeBench: ParsableCommand {
         let segmenter: PyannoteSegmenter? = noOverlap ? nil
             : overlapModel.map { PyannoteSegmenter(modelPath: $0, maximumRunners: 1) } ?? PyannoteSegmenter.vendored(maximumRunners: 1)
         var withOverlap = DERComponents.zero, withOverlapC0 = DERComponents.zero, segmentationCPU = 0.0
+        var withOrphan = DERComponents.zero, withOrphanC0 = DERComponents.zero, overlapExact = 0, orphanExact = 0
+        // As speakerkit does: no new speaker when the session gives the count.
+        let orphanSeconds = numSpeakers == nil ? orphanVoiceSeconds ?? config.orphanVoiceSeconds : 0
         var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
         var trial = KnownSpeakerTrial()
         for file in files {
@@ -205,6 +210,21 @@ struct DiarizeBench: ParsableCommand {
                 let scoredAgain = DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0.25))
                 withOverlap = withOverlap + scoredAgain
                 withOverlapC0 = withOverlapC0 + DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0))
+                if Set(augmented.map(\.speaker)).count == expected { overlapExact += 1 }
+                if orphanSeconds > 0 {
+                    let orphan = OverlapTurns.OrphanVoice(speaker: diarizer.unusedSpeakerID, minimumSeconds: orphanSeconds)
+                    let withVoice = hypothesis + OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan)
+                        .map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                    let scoredOrphan = DiarizationErrorRate.score(reference: truth, hypothesis: withVoice, uem: spans, config: DERConfig(collarSeconds: 0.25))
+                    withOrphan = withOrphan + scoredOrphan
+                    withOrphanC0 = withOrphanC0 + DiarizationErrorRate.score(reference: truth, hypothesis: withVoice, uem: spans, config: DERConfig(collarSeconds: 0))
+                    let voices = Set(withVoice.map(\.speaker)).count
+                    if voices == expected { orphanExact += 1 }
+                    if verbose {
+                        print("\(id): with orphan voice DER c0.25 \(percent(scoredOrphan.errorRate)) (miss \(f(scoredOrphan.missedSeconds, 1)) s, FA \(f(scoredOrphan.falseAlarmSeconds, 1)) s, "
+                            + "conf \(f(scoredOrphan.confusionSeconds, 1)) s), speakers \(voices)/\(expected)")
+                    }
+                }
                 if verbose {
                     print("\(id): with overlap DER c0.25 \(percent(scoredAgain.errorRate)) (miss \(f(scoredAgain.missedSeconds, 1)) s, FA \(f(scoredAgain.falseAlarmSeconds, 1)) s, "
                         + "conf \(f(scoredAgain.confusionSeconds, 1)) s), \(added.count) spans added, \(f(added.reduce(0) { $0 + $1.endSeconds - $1.startSeconds }, 1)) s")
@@ -228,7 +248,12 @@ struct DiarizeBench: ParsableCommand {
         if segmenter != nil {
             print("with overlap: DER c0.25 \(percent(withOverlap.errorRate)) (miss \(percent(withOverlap.missedSeconds / withOverlap.referenceSeconds)), "
                 + "FA \(percent(withOverlap.falseAlarmSeconds / withOverlap.referenceSeconds)), conf \(percent(withOverlap.confusionSeconds / withOverlap.referenceSeconds))); "
-                + "DER c0 \(percent(withOverlapC0.errorRate)); segmentation CPU per audio second \(f(segmentationCPU / audioSeconds, 4))")
+                + "DER c0 \(percent(withOverlapC0.errorRate)); speaker count exact \(overlapExact)/\(files.count); segmentation CPU per audio second \(f(segmentationCPU / audioSeconds, 4))")
+            if orphanSeconds > 0 {
+                print("with overlap and orphan voice (\(f(orphanSeconds, 1)) s): DER c0.25 \(percent(withOrphan.errorRate)) (miss \(percent(withOrphan.missedSeconds / withOrphan.referenceSeconds)), "
+                    + "FA \(percent(withOrphan.falseAlarmSeconds / withOrphan.referenceSeconds)), conf \(percent(withOrphan.confusionSeconds / withOrphan.referenceSeconds))); "
+                    + "DER c0 \(percent(withOrphanC0.errorRate)); speaker count exact \(orphanExact)/\(files.count)")
+            }
         }
         if enrolment { print(tally.report) }
         if knownSpeakers {

@@ -10,8 +10,8 @@ import TestSupport
 /// it adds turns for the second voice where the segmentation model hears two, and changes nothing else.
 @Suite(.serialized) struct SpeakerKitOverlapTests {
     /// The turns after finalize (id → turn), the session pushed in 100 ms pieces.
-    static func finalTurns(options: String) throws -> [UInt64: ProviderTurn] {
-        let file = try #require(TestData.file("sample/sample.wav"), "SPEAKERSYNC_TEST_DATA must point at the shared data")
+    static func finalTurns(options: String, recording: String = "sample/sample.wav") throws -> [UInt64: ProviderTurn] {
+        let file = try #require(TestData.file(recording), "SPEAKERSYNC_TEST_DATA must point at the shared data")
         let audio = try WAVFile.read(contentsOf: file).samples
         let registry = try TestPlugins.freshRegistry("speakersync-speakerkit", configuration: ProviderConfiguration(sections: [:]),
                                                      logger: Logger(label: "overlap") { _ in SwiftLogNoOpLogHandler() })
@@ -56,5 +56,36 @@ import TestSupport
         }
         let addedSeconds = added.reduce(0) { $0 + $1.endSeconds - $1.startSeconds }
         #expect(added.reduce(0) { $0 + speech($1) } >= 0.7 * addedSeconds, "added \(addedSeconds) s")
+    }
+
+    /// In AMI trn09 one person talks for all 30 s and a second (13 s) only over her, so the embeddings
+    /// never hear him alone: the overlap pass's orphan voice makes him a speaker of his own, on speech
+    /// where the reference has two people. Not when asked for one speaker, nor with the voice turned off.
+    @Test func aVoiceHeardOnlyOverAnotherBecomesASpeakerOfItsOwn() throws {
+        let recording = "ami-dev/trn09.wav"
+        let without = try Self.finalTurns(options: #"{"overlap": false}"#, recording: recording)
+        let with = try Self.finalTurns(options: "", recording: recording)
+        let diarizers = Set(without.values.map(\.speaker))
+        let new = with.values.filter { !diarizers.contains($0.speaker) }
+        try #require(Set(new.map(\.speaker)).count == 1, "one new speaker")
+        #expect(without.allSatisfy { with[$0.key] == $0.value }, "the diarizer's turns are unchanged")
+        let rttm = try String(contentsOf: try #require(TestData.file("ami-dev/reference.rttm")), encoding: .utf8)
+        let reference = try #require(try RTTM.parse(rttm)["trn09"])
+        var overlapped = 0.0, total = 0.0
+        for turn in new {
+            var t = turn.startSeconds
+            while t < turn.endSeconds {
+                if reference.filter({ $0.startSeconds <= t && t < $0.endSeconds }).count >= 2 { overlapped += 0.01 }
+                total += 0.01
+                t += 0.01
+            }
+        }
+        #expect(total >= 4, "at least the orphan voice's minimum speech")
+        #expect(overlapped >= 0.7 * total, "\(overlapped) of \(total) s over another's speech")
+        for options in [#"{"orphan_voice_seconds": 0}"#, #"{"num_speakers": 1}"#] {
+            let turns = try Self.finalTurns(options: options, recording: recording)
+            let plain = try Self.finalTurns(options: options.replacingOccurrences(of: "{", with: #"{"overlap": false, "#), recording: recording)
+            #expect(Set(turns.values.map(\.speaker)) == Set(plain.values.map(\.speaker)), "\(options)")
+        }
     }
 }

@@ -71,6 +71,21 @@ struct OverlapTurnsTests {
             == [Span(speaker: 5, startSeconds: 1.0, endSeconds: 1.2)])
     }
 
+    /// Step 4: the local speakers left unnamed in every window are one new speaker, who gets their
+    /// frames over others' speech once those add up to the minimum. Window A: local 1 talks over
+    /// speaker 1 (0.3–0.5 s). Window B: both locals talk alone under speaker 1's turn, local 1 more, so
+    /// local 0 (1.0–1.2 s) is the one left unnamed; local 2 alone where no turn is (1.6–1.8 s) is speech
+    /// the VAD missed and does not count.
+    @Test func unnamedLocalSpeakersBecomeOneNewSpeakerOnceTheirSpeechAddsUp() {
+        let windows = [Self.window([1, 1, 1, 3, 3, 0, 0, 0, 0, 0]), Self.window([1, 1, 2, 2, 2, 2, 4, 4], start: 1.0)]
+        let turns = [Span(speaker: 1, startSeconds: 0, endSeconds: 0.5), Span(speaker: 1, startSeconds: 1.0, endSeconds: 1.6)]
+        let voice = { (minimum: Double) in OverlapTurns.OrphanVoice(speaker: 9, minimumSeconds: minimum) }
+        #expect(Self.rounded(OverlapTurns.added(to: turns, windows: windows, orphanVoice: voice(0.4)))
+            == [Span(speaker: 9, startSeconds: 0.3, endSeconds: 0.5), Span(speaker: 9, startSeconds: 1.0, endSeconds: 1.2)])
+        #expect(OverlapTurns.added(to: turns, windows: windows, orphanVoice: voice(0.45)).isEmpty)
+        #expect(OverlapTurns.added(to: turns, windows: windows).isEmpty, "without an orphan voice no speaker is created")
+    }
+
     @Test func mergingJoinsOneSpeakersAdjacentSpansOnly() {
         let spans = [Span(speaker: 1, startSeconds: 0, endSeconds: 0.1), Span(speaker: 2, startSeconds: 0.1, endSeconds: 0.2),
                      Span(speaker: 1, startSeconds: 0.1, endSeconds: 0.2), Span(speaker: 1, startSeconds: 0.5, endSeconds: 0.6)]

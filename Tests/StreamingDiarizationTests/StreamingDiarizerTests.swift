@@ -114,6 +114,22 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         #expect(diarizer.speakers.speakerCount == 2)
     }
 
+    /// The overlap pass's new speaker takes an id nobody in the session has had, enrolled people included.
+    @Test func anUnusedSpeakerIDIsAboveEveryKnownOne() throws {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 0.3
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        let profile = try ToneEmbedder().embed([tone(2, seconds: 1.5)])[0]
+        try manager.initializeKnownSpeakers([Speaker(id: "40", name: "Ada", currentEmbedding: profile, durationSeconds: 5, createdAt: Date(), isPermanent: true)],
+                                            mode: .overwrite, preserveIfPermanent: false)
+        let diarizer = StreamingDiarizer(detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+        for chunk in stride(from: 0, to: meeting.count, by: 1600) { try diarizer.push(Array(meeting[chunk ..< min(meeting.count, chunk + 1600)])) }
+        try diarizer.finalize()
+        let used = diarizer.speakersWithTurns + [40]
+        #expect(diarizer.unusedSpeakerID == used.max()! + 1)
+        #expect(!used.contains(diarizer.unusedSpeakerID))
+    }
+
     /// A pause the VAD bridges (0.15 s here; the test detector closes speech after 0.2 s) between two
     /// people is taken out of both turns, live and after finalize; with the pause search off, the
     /// turns meet on the frame grid instead.
