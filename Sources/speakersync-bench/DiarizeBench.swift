@@ -65,9 +65,6 @@ struct DiarizeBench: ParsableCommand {
     var fillMissed = false
     @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; never with --num-speakers).")
     var orphanVoiceSeconds: Double?
-    @Option(name: .customLong("trim-silence"), help: "Experiment: also score the overlap pass's turns with the segmentation's silences of at least this many seconds cut out of turns' interiors (SilenceTrim).")
-    var trimSilence: Double?
-    @Flag(name: .customLong("trim-edges"), help: "With --trim-silence: also cut silences at turns' ends.") var trimEdges = false
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
     var dump: String?
@@ -128,7 +125,6 @@ struct DiarizeBench: ParsableCommand {
             : overlapModel.map { PyannoteSegmenter(modelPath: $0, maximumRunners: 1) } ?? PyannoteSegmenter.vendored(maximumRunners: 1)
         var withOverlap = DERComponents.zero, withOverlapC0 = DERComponents.zero, segmentationCPU = 0.0
         var withOrphan = DERComponents.zero, withOrphanC0 = DERComponents.zero, overlapExact = 0, orphanExact = 0
-        var withTrim = DERComponents.zero
         // As speakerkit does: no new speaker when the session gives the count.
         let orphanSeconds = numSpeakers == nil ? orphanVoiceSeconds ?? config.orphanVoiceSeconds : 0
         var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
@@ -215,14 +211,6 @@ struct DiarizeBench: ParsableCommand {
                 withOverlap = withOverlap + scoredAgain
                 withOverlapC0 = withOverlapC0 + DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0))
                 if Set(augmented.map(\.speaker)).count == expected { overlapExact += 1 }
-                if let trimSilence {
-                    let silences = SilenceTrim.silences(in: tracker.windows, minimumSeconds: trimSilence)
-                    let trimmedTurns = SilenceTrim.trimmed(turnSpans, silences: silences, edges: trimEdges)
-                    let trimmedHypothesis = (trimmedTurns + added).map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-                    let scoredTrim = DiarizationErrorRate.score(reference: truth, hypothesis: trimmedHypothesis, uem: spans, config: DERConfig(collarSeconds: 0.25))
-                    withTrim = withTrim + scoredTrim
-                    if verbose { print("\(id): trimmed DER c0.25 \(percent(scoredTrim.errorRate)) (miss \(f(scoredTrim.missedSeconds, 1)) s, FA \(f(scoredTrim.falseAlarmSeconds, 1)) s)") }
-                }
                 if orphanSeconds > 0 {
                     let orphan = OverlapTurns.OrphanVoice(speaker: diarizer.unusedSpeakerID, minimumSeconds: orphanSeconds)
                     let withVoice = hypothesis + OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan)
@@ -261,10 +249,6 @@ struct DiarizeBench: ParsableCommand {
             print("with overlap: DER c0.25 \(percent(withOverlap.errorRate)) (miss \(percent(withOverlap.missedSeconds / withOverlap.referenceSeconds)), "
                 + "FA \(percent(withOverlap.falseAlarmSeconds / withOverlap.referenceSeconds)), conf \(percent(withOverlap.confusionSeconds / withOverlap.referenceSeconds))); "
                 + "DER c0 \(percent(withOverlapC0.errorRate)); speaker count exact \(overlapExact)/\(files.count); segmentation CPU per audio second \(f(segmentationCPU / audioSeconds, 4))")
-            if let trimSilence {
-                print("with overlap, silences of \(f(trimSilence, 2)) s trimmed: DER c0.25 \(percent(withTrim.errorRate)) (miss \(percent(withTrim.missedSeconds / withTrim.referenceSeconds)), "
-                    + "FA \(percent(withTrim.falseAlarmSeconds / withTrim.referenceSeconds)), conf \(percent(withTrim.confusionSeconds / withTrim.referenceSeconds)))")
-            }
             if orphanSeconds > 0 {
                 print("with overlap and orphan voice (\(f(orphanSeconds, 1)) s): DER c0.25 \(percent(withOrphan.errorRate)) (miss \(percent(withOrphan.missedSeconds / withOrphan.referenceSeconds)), "
                     + "FA \(percent(withOrphan.falseAlarmSeconds / withOrphan.referenceSeconds)), conf \(percent(withOrphan.confusionSeconds / withOrphan.referenceSeconds))); "
