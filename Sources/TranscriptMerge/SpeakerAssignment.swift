@@ -25,7 +25,8 @@ extension TranscriptMerger {
     ///   confidence 1).
     /// - No overlap: the turn with the smallest gap (≤ tolerance) wins, ties by higher confidence, then smaller
     ///   speaker, then smaller turn id; confidence from `SpeakerAssignment.nearestConfidence`.
-    /// - Otherwise unlabelled.
+    /// - Otherwise unlabelled, except while `labelStrandedWords` runs (the session's end): then the nearest
+    ///   turn at any distance.
     ///
     /// Cost: O(log T + turns starting in [start − tolerance − longest turn, end + tolerance]).
     func assignment(start: Double, end: Double) -> SpeakerAssignment {
@@ -74,7 +75,7 @@ extension TranscriptMerger {
                 confidence: SpeakerAssignment.nearestConfidence(distance: nearest.distance, tolerance: tolerance)
             )
         }
-        return .unlabelled
+        return strandedAssignment(start: start, end: end) ?? .unlabelled
     }
 }
 

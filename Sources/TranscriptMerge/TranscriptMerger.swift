@@ -6,7 +6,8 @@
 /// See `assignment(start:end:)`: majority overlap (confidence = winning overlap / word duration), else the
 /// nearest turn within `MergeConfig.nearestTurnToleranceSeconds` (confidence 0.25…0.5), else unlabelled.
 /// Words that overlap each other in time were said by different people: see `TranscriptMerger+SimultaneousWords`.
-/// Unlabelled words stay in the transcript and are re-examined whenever a turn near them changes.
+/// Unlabelled words stay in the transcript and are re-examined whenever a turn near them changes; at the
+/// session's end `labelStrandedWords` gives those still unlabelled the nearest turn's speaker.
 /// No word is ever dropped: a word disappears only when its own ASR result is replaced without it.
 ///
 /// ## Utterances
@@ -56,6 +57,8 @@ public struct TranscriptMerger: Sendable {
     /// words within `simultaneousReachSeconds` of it. Until then labels are purely time-based and each
     /// update touches only what it must.
     var hasSimultaneousWords = false
+    /// While `labelStrandedWords` runs: words ending by then take the nearest turn at any distance.
+    var strandedWordsEndSeconds: Double?
 
     /// `utteranceID` of a word not yet grouped (never handed out).
     static let ungrouped = UtteranceID(0)

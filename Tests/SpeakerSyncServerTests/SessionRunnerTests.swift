@@ -99,6 +99,38 @@ import SpeakerSyncClient
         #expect(store.conversations.withLock { $0[conversationID]?.state.audioSeconds } == 4.0)
     }
 
+    /// A word no turn reaches stays without a speaker while turns may still come; finalize gives it the
+    /// nearest turn's speaker (a word beyond the audio excepted), sent and stored. A dropped connection
+    /// (resumable) leaves it as it was.
+    @Test func finalizeGivesWordsNoTurnReachesTheNearestSpeaker() async throws {
+        for finalizes in [true, false] {
+            let runner = makeRunner()
+            start(runner)
+            runner.received(.binary(silence(seconds: 8)))
+            runner.received(.text(json(["type": "segments", "segments": [
+                ["speaker": "A", "start": 0.0, "end": 2.0], ["speaker": "B", "start": 6.0, "end": 8.0],
+            ]])))
+            runner.received(.text(wordsMessage("r1", [("early", 0.5, 1.0), ("stranded", 3.0, 3.4), ("ahead", 9.0, 9.5)])))
+            var messages = try await transport.wait(for: runner.connection) { liveWords($0)["ahead"] != nil }
+            #expect(liveWords(messages)["stranded"]?.speaker == nil, "turns may still come")
+            let conversationID = try #require(messages.first?["conversation_id"] as? String)
+            if finalizes {
+                runner.received(.text(json(["type": "finalize"])))
+                messages = try await transport.wait(for: runner.connection) { _ in transport.closeCode(runner.connection) != nil }
+                let words = liveWords(messages)
+                #expect(words["stranded"]?.speaker == "Speaker 1")
+                #expect(words["ahead"]?.speaker == nil, "beyond the audio: no provider heard it")
+                #expect(store.words(conversationID).map(\.speaker) == ["Speaker 1", "Speaker 1", nil])
+            } else {
+                runner.closed()
+                _ = try await transport.wait(for: runner.connection) { _ in
+                    store.conversations.withLock { $0[conversationID]?.state.status } == .interrupted
+                }
+                #expect(store.words(conversationID).map(\.speaker) == ["Speaker 1", nil, nil])
+            }
+        }
+    }
+
     @Test func renameAndMergeRelabelPastAndFutureWords() async throws {
         let runner = makeRunner()
         start(runner)

@@ -18,6 +18,7 @@ extension SessionRunner {
         live.labelling.labelLatency.audioEnded(at: now)
         for index in live.shadows.indices { live.shadows[index].labelLatency.audioEnded(at: now) }
         finishAnalysis { [self] in
+            labelStrandedWords()
             // The words sent with the stop are acknowledged (their update sent) before the session's
             // end is built: the end (every turn, every word's label, the stats) is the heavy step, and
             // built first it held up its own words' update on this queue and in the writer. The end
@@ -28,6 +29,22 @@ extension SessionRunner {
                 storeFinalizedConversation()
             }
         }
+    }
+
+    /// Once the final turns are in, the words no turn reaches take the nearest turn's speaker
+    /// (`TranscriptMerger.labelStrandedWords`): in the session's own labelling, sent and stored as any
+    /// change, and in every shadow's, stored with it. Only at finalize: an interrupted conversation may
+    /// resume, and its next turns may still cover them. Label latency measures live labels: these words
+    /// are left out of it, as they were while they stayed unlabelled (docs/accuracy.md, "Words no turn
+    /// reaches").
+    func labelStrandedWords() {
+        guard let live else { return }
+        let end = live.audioEndSeconds
+        let unlabelled = Set(live.labelling.merger.words.lazy.filter { $0.speaker == nil }.map(\.id))
+        let delta = live.labelling.merger.labelStrandedWords(audioEndSeconds: end)
+        live.labelling.labelLatency.wordsRemoved(delta.changedWords.map(\.id).filter(unlabelled.contains))
+        commit(delta)
+        for index in live.shadows.indices { _ = live.shadows[index].merger.labelStrandedWords(audioEndSeconds: end) }
     }
 
     /// Runs `body` once every step this session has persisted is committed (or refused for good): at

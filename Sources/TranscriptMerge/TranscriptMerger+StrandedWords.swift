@@ -1,0 +1,55 @@
+/// At a session's end, words that no turn reaches: the recogniser heard them where the provider heard no
+/// one (a quiet voice under the VAD's threshold, a word placed in a pause, noise heard as a word). While
+/// turns still arrive such a word stays unlabelled, since a later turn may cover it; once the provider's
+/// final turns are in, leaving it so would leave it without a speaker for good. It then takes the speaker
+/// of the nearest turn, at whatever distance, with a confidence that says it was guessed.
+extension TranscriptMerger {
+    /// Labels every word without a speaker that ends by `audioEndSeconds` (words beyond the audio the
+    /// session had stay unlabelled: no provider heard their time) with the speaker of the turn nearest to
+    /// it (the smallest gap; ties as in `assignment(start:end:)`), confidence
+    /// `SpeakerAssignment.strandedConfidence`. Words that overlap others in time are decided again with
+    /// their neighbours, as after any change. Nothing changes without turns. After it the rule is off
+    /// again: a word relabelled later by a nearby turn follows `assignment(start:end:)`.
+    public mutating func labelStrandedWords(audioEndSeconds: Double) -> TranscriptDelta {
+        guard unlabelledCount > 0, !turnList.isEmpty else { return TranscriptDelta() }
+        var update = PendingUpdate()
+        for word in store where word.speaker == nil && word.endSeconds <= audioEndSeconds {
+            update.labelIntervals.append((word.startSeconds, word.endSeconds))
+        }
+        guard !update.labelIntervals.isEmpty else { return TranscriptDelta() }
+        strandedWordsEndSeconds = audioEndSeconds
+        defer { strandedWordsEndSeconds = nil }
+        return commit(&update)
+    }
+
+    /// The turn with the smallest gap to [start, end] at any distance, for `assignment(start:end:)` while
+    /// `labelStrandedWords` runs. O(T): it runs once per stranded word, once per session.
+    func strandedAssignment(start: Double, end: Double) -> SpeakerAssignment? {
+        guard let limit = strandedWordsEndSeconds, end <= limit else { return nil }
+        var nearest: (distance: Double, confidence: Double, speaker: String, id: String)?
+        for turn in turnList {
+            let candidate = (max(turn.startSeconds - end, start - turn.endSeconds, 0), turn.confidence ?? 0, turn.speaker, turn.id)
+            if let current = nearest {
+                let better = candidate.0 != current.distance ? candidate.0 < current.distance
+                    : candidate.1 != current.confidence ? candidate.1 > current.confidence
+                    : candidate.2 != current.speaker ? candidate.2 < current.speaker
+                    : candidate.3 < current.id
+                if better { nearest = candidate }
+            } else {
+                nearest = candidate
+            }
+        }
+        guard let nearest else { return nil }
+        return SpeakerAssignment(speaker: nearest.speaker,
+                                 confidence: SpeakerAssignment.strandedConfidence(distance: nearest.distance, tolerance: config.effectiveToleranceSeconds))
+    }
+}
+
+extension SpeakerAssignment {
+    /// A stranded word's confidence: 0.25 at the tolerance (where `nearestConfidence` ends), halving
+    /// with each second beyond it (0.25 / (1 + seconds beyond)), never 0: below every label a turn
+    /// within reach gives.
+    static func strandedConfidence(distance: Double, tolerance: Double) -> Double {
+        0.25 / (1 + max(0, distance - tolerance))
+    }
+}
