@@ -16,6 +16,17 @@ struct SpeakerAssignment: Equatable {
 }
 
 extension TranscriptMerger {
+    /// A turn near a word without overlapping it: its gap to the word, confidence, speaker and id.
+    typealias NearestTurn = (distance: Double, confidence: Double, speaker: String, id: String)
+
+    /// The nearer turn wins; ties go to the higher confidence, then the smaller speaker, then the smaller id.
+    static func prefers(_ candidate: NearestTurn, over current: NearestTurn) -> Bool {
+        candidate.distance != current.distance ? candidate.distance < current.distance
+            : candidate.confidence != current.confidence ? candidate.confidence > current.confidence
+            : candidate.speaker != current.speaker ? candidate.speaker < current.speaker
+            : candidate.id < current.id
+    }
+
     /// Chooses the speaker of a word spanning [start, end] from the current turns.
     ///
     /// - Overlap: each speaker scores the sum of its turns' overlap with the word (seconds). The highest
@@ -34,7 +45,7 @@ extension TranscriptMerger {
         let isPoint = end <= start
         var index = turnList.firstIndex(startingAtOrAfter: start - tolerance - maxTurnDurationSeconds)
         var scores = SpeakerScores()
-        var nearest: (distance: Double, confidence: Double, speaker: String, id: String)?
+        var nearest: NearestTurn?
         let limit = end + tolerance
         while index < turnList.count {
             let turn = turnList[index]
@@ -55,15 +66,7 @@ extension TranscriptMerger {
             let distance = max(turn.startSeconds - end, start - turn.endSeconds, 0)
             guard distance <= tolerance else { continue }
             let candidate = (distance, turnConfidence, turn.speaker, turn.id)
-            if let current = nearest {
-                let better = candidate.0 != current.distance ? candidate.0 < current.distance
-                    : candidate.1 != current.confidence ? candidate.1 > current.confidence
-                    : candidate.2 != current.speaker ? candidate.2 < current.speaker
-                    : candidate.3 < current.id
-                if better { nearest = candidate }
-            } else {
-                nearest = candidate
-            }
+            if nearest.map({ Self.prefers(candidate, over: $0) }) ?? true { nearest = candidate }
         }
         if let best = scores.best {
             let confidence = isPoint ? 1 : min(1, max(0, best.overlap / (end - start)))

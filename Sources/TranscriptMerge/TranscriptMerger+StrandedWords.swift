@@ -26,18 +26,10 @@ extension TranscriptMerger {
     /// `labelStrandedWords` runs. O(T): it runs once per stranded word, once per session.
     func strandedAssignment(start: Double, end: Double) -> SpeakerAssignment? {
         guard let limit = strandedWordsEndSeconds, end <= limit else { return nil }
-        var nearest: (distance: Double, confidence: Double, speaker: String, id: String)?
+        var nearest: NearestTurn?
         for turn in turnList {
             let candidate = (max(turn.startSeconds - end, start - turn.endSeconds, 0), turn.confidence ?? 0, turn.speaker, turn.id)
-            if let current = nearest {
-                let better = candidate.0 != current.distance ? candidate.0 < current.distance
-                    : candidate.1 != current.confidence ? candidate.1 > current.confidence
-                    : candidate.2 != current.speaker ? candidate.2 < current.speaker
-                    : candidate.3 < current.id
-                if better { nearest = candidate }
-            } else {
-                nearest = candidate
-            }
+            if nearest.map({ Self.prefers(candidate, over: $0) }) ?? true { nearest = candidate }
         }
         guard let nearest else { return nil }
         return SpeakerAssignment(speaker: nearest.speaker,
@@ -46,9 +38,9 @@ extension TranscriptMerger {
 }
 
 extension SpeakerAssignment {
-    /// A stranded word's confidence: 0.25 at the tolerance (where `nearestConfidence` ends), halving
-    /// with each second beyond it (0.25 / (1 + seconds beyond)), never 0: below every label a turn
-    /// within reach gives.
+    /// A stranded word's confidence: 0.25 at the tolerance (where `nearestConfidence` ends), then
+    /// 0.25 / (1 + seconds beyond it) (0.125 a second beyond, 0.05 four seconds beyond), never 0: below
+    /// every label a turn within reach gives.
     static func strandedConfidence(distance: Double, tolerance: Double) -> Double {
         0.25 / (1 + max(0, distance - tolerance))
     }
