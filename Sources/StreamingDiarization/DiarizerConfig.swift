@@ -52,8 +52,8 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// The overlap pass's orphan voice (`OverlapTurns.OrphanVoice`): the local speakers the final turns
     /// leave unnamed become one new speaker if their speech adds up to this much in the session; 0 turns
     /// it off. 4 s is `uncountedVoiceSeconds`' value (the speech any voice needs to be counted), carried
-    /// over, not tuned: the calibration meetings have no such voice (none of them changes at any value
-    /// above 1.2 s), docs/accuracy.md "A voice heard only over others".
+    /// over, not tuned: the calibration meetings have no such voice (their unnamed local speakers talk
+    /// 1.7 s at most in a meeting), docs/accuracy.md "A voice heard only over others".
     public var orphanVoiceSeconds: Double = 4
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
