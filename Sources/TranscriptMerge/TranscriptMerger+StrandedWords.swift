@@ -40,7 +40,7 @@ extension TranscriptMerger {
 extension SpeakerAssignment {
     /// A stranded word's confidence: 0.25 at the tolerance (where `nearestConfidence` ends), then
     /// 0.25 / (1 + seconds beyond it) (0.125 a second beyond, 0.05 four seconds beyond), never 0: below
-    /// every label a turn within reach gives.
+    /// what a neighbouring turn within reach gives (`nearestConfidence`, 0.25–0.5).
     static func strandedConfidence(distance: Double, tolerance: Double) -> Double {
         0.25 / (1 + max(0, distance - tolerance))
     }
