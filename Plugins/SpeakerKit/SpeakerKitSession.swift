@@ -140,7 +140,8 @@ final class SpeakerKitSession: PluginProviderSession {
         held += takeDiarizerTurns()
         if let windows {
             let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-            for (index, span) in OverlapTurns.added(to: final, windows: windows, orphanVoice: orphanVoice(final)).enumerated() {
+            let orphanVoice = diarizer.orphanVoice(finalSpeakers: Set(final.map(\.speaker)))
+            for (index, span) in OverlapTurns.added(to: final, windows: windows, orphanVoice: orphanVoice).enumerated() {
                 held.append(DiarizerTurn(id: Self.overlapTurnIDBase + UInt64(index), speaker: span.speaker, startSeconds: span.startSeconds,
                                          endSeconds: span.endSeconds, confidence: Self.overlapTurnConfidence))
             }
@@ -149,15 +150,6 @@ final class SpeakerKitSession: PluginProviderSession {
             "speakers": "\(diarizer.speakersWithTurns.count)", "embedded_frames": "\(diarizer.embeddedFrameCount)",
             "shed_frames": "\(diarizer.shedFrameCount)", "overlap_turns": "\(held.filter { $0.id >= Self.overlapTurnIDBase }.count)",
         ])
-    }
-
-    /// The overlap pass's new speaker, unless the session said how many people there are or the final
-    /// turns already have as many as it allows.
-    private func orphanVoice(_ final: [OverlapTurns.Span]) -> OverlapTurns.OrphanVoice? {
-        let config = diarizer.config
-        guard config.orphanVoiceSeconds > 0, diarizer.hint.exact == nil else { return nil }
-        if let maximum = diarizer.hint.maximum, Set(final.map(\.speaker)).count >= maximum { return nil }
-        return OverlapTurns.OrphanVoice(speaker: diarizer.unusedSpeakerID, minimumSeconds: config.orphanVoiceSeconds)
     }
 
     func profile(of speaker: Int32) -> (embedding: [Float], seconds: Double)? {

@@ -221,6 +221,15 @@ public final class StreamingDiarizer {
         return ((known + retiredSpeakerIDs + emitted.values.map(\.speaker)).max() ?? 0) + 1
     }
 
+    /// The overlap pass's new speaker for this session (`DiarizerConfig.orphanVoiceSeconds`), unless it
+    /// is off, the session said how many people there are, or `finalSpeakers` already has as many as it
+    /// allows.
+    public func orphanVoice(finalSpeakers: Set<Int32>) -> OverlapTurns.OrphanVoice? {
+        guard config.orphanVoiceSeconds > 0, hint.exact == nil else { return nil }
+        if let maximum = hint.maximum, finalSpeakers.count >= maximum { return nil }
+        return OverlapTurns.OrphanVoice(speaker: unusedSpeakerID, minimumSeconds: config.orphanVoiceSeconds)
+    }
+
     // MARK: Online
 
     private var streamEndSeconds: Double { Double(audio.endSample) / Double(config.sampleRate) }

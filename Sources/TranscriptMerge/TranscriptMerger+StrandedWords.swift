@@ -10,16 +10,20 @@ extension TranscriptMerger {
     /// `SpeakerAssignment.strandedConfidence`. Words that overlap others in time are decided again with
     /// their neighbours, as after any change. Nothing changes without turns. After it the rule is off
     /// again: a word relabelled later by a nearby turn follows `assignment(start:end:)`.
-    public mutating func labelStrandedWords(audioEndSeconds: Double) -> TranscriptDelta {
-        guard unlabelledCount > 0, !turnList.isEmpty else { return TranscriptDelta() }
+    /// Returns the change and the words that were stranded (those it gave a speaker).
+    @discardableResult
+    public mutating func labelStrandedWords(audioEndSeconds: Double) -> (delta: TranscriptDelta, strandedWords: [WordID]) {
+        guard unlabelledCount > 0, !turnList.isEmpty else { return (TranscriptDelta(), []) }
         var update = PendingUpdate()
+        var stranded: [WordID] = []
         for word in store where word.speaker == nil && word.endSeconds <= audioEndSeconds {
             update.labelIntervals.append((word.startSeconds, word.endSeconds))
+            stranded.append(word.id)
         }
-        guard !update.labelIntervals.isEmpty else { return TranscriptDelta() }
+        guard !stranded.isEmpty else { return (TranscriptDelta(), []) }
         strandedWordsEndSeconds = audioEndSeconds
         defer { strandedWordsEndSeconds = nil }
-        return commit(&update)
+        return (commit(&update), stranded)
     }
 
     /// The turn with the smallest gap to [start, end] at any distance, for `assignment(start:end:)` while

@@ -63,7 +63,7 @@ struct DiarizeBench: ParsableCommand {
     var segmentedSplit = false
     @Flag(name: .customLong("fill-missed"), help: "Also give a named local speaker the frames no turn covers (tried on the calibration sets and left out of speakerkit: docs/speakerkit.md step 8).")
     var fillMissed = false
-    @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; never with --num-speakers).")
+    @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; with --num-speakers no voice is made, as in speakerkit).")
     var orphanVoiceSeconds: Double?
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
@@ -98,6 +98,7 @@ struct DiarizeBench: ParsableCommand {
         if let uncountedVoiceMargin { config.uncountedVoiceMargin = uncountedVoiceMargin }
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
         if let liveReclusterSeconds { config.liveReclusterSeconds = liveReclusterSeconds }
+        if let orphanVoiceSeconds { config.orphanVoiceSeconds = orphanVoiceSeconds }
         if segmentedSplit { config.segmentedVoiceSplit = true }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
@@ -125,8 +126,6 @@ struct DiarizeBench: ParsableCommand {
             : overlapModel.map { PyannoteSegmenter(modelPath: $0, maximumRunners: 1) } ?? PyannoteSegmenter.vendored(maximumRunners: 1)
         var withOverlap = DERComponents.zero, withOverlapC0 = DERComponents.zero, segmentationCPU = 0.0
         var withOrphan = DERComponents.zero, withOrphanC0 = DERComponents.zero, overlapExact = 0, orphanExact = 0
-        // As speakerkit does: no new speaker when the session gives the count.
-        let orphanSeconds = numSpeakers == nil ? orphanVoiceSeconds ?? config.orphanVoiceSeconds : 0
         var tally = EnrolmentTally(thresholds: [config.speakerThreshold, 0.4, 0.3, 0.2, 0.15, 0.1])
         var trial = KnownSpeakerTrial()
         for file in files {
@@ -194,6 +193,12 @@ struct DiarizeBench: ParsableCommand {
             let hypothesis = turns.values.map(\.segment)
             let truth = reference[id] ?? []
             let spans = scored?[id]
+            /// The final turns with the overlap pass's spans added, scored at collar 0.25 and 0.
+            func augmentedScores(_ added: [OverlapTurns.Span]) -> (segments: [SpeakerSegment], der: DERComponents, derC0: DERComponents) {
+                let segments = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                return (segments, DiarizationErrorRate.score(reference: truth, hypothesis: segments, uem: spans, config: DERConfig(collarSeconds: 0.25)),
+                        DiarizationErrorRate.score(reference: truth, hypothesis: segments, uem: spans, config: DERConfig(collarSeconds: 0)))
+            }
             let der = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0.25))
             let derC0 = DiarizationErrorRate.score(reference: truth, hypothesis: hypothesis, uem: spans, config: DERConfig(collarSeconds: 0))
             total = total + der
@@ -206,18 +211,17 @@ struct DiarizeBench: ParsableCommand {
             if let tracker {
                 let turnSpans = turns.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 let added = OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed)
-                let augmented = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-                let scoredAgain = DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0.25))
+                let (augmented, scoredAgain, scoredAgainC0) = augmentedScores(added)
                 withOverlap = withOverlap + scoredAgain
-                withOverlapC0 = withOverlapC0 + DiarizationErrorRate.score(reference: truth, hypothesis: augmented, uem: spans, config: DERConfig(collarSeconds: 0))
+                withOverlapC0 = withOverlapC0 + scoredAgainC0
                 if Set(augmented.map(\.speaker)).count == expected { overlapExact += 1 }
-                if orphanSeconds > 0 {
-                    let orphan = OverlapTurns.OrphanVoice(speaker: diarizer.unusedSpeakerID, minimumSeconds: orphanSeconds)
-                    let withVoice = hypothesis + OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan)
-                        .map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-                    let scoredOrphan = DiarizationErrorRate.score(reference: truth, hypothesis: withVoice, uem: spans, config: DERConfig(collarSeconds: 0.25))
+                if config.orphanVoiceSeconds > 0 {
+                    // The voice as speakerkit makes it (none with --num-speakers).
+                    let orphan = diarizer.orphanVoice(finalSpeakers: Set(turnSpans.map(\.speaker)))
+                    let (withVoice, scoredOrphan, scoredOrphanC0) = augmentedScores(
+                        OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan))
                     withOrphan = withOrphan + scoredOrphan
-                    withOrphanC0 = withOrphanC0 + DiarizationErrorRate.score(reference: truth, hypothesis: withVoice, uem: spans, config: DERConfig(collarSeconds: 0))
+                    withOrphanC0 = withOrphanC0 + scoredOrphanC0
                     let voices = Set(withVoice.map(\.speaker)).count
                     if voices == expected { orphanExact += 1 }
                     if verbose {
@@ -249,8 +253,8 @@ struct DiarizeBench: ParsableCommand {
             print("with overlap: DER c0.25 \(percent(withOverlap.errorRate)) (miss \(percent(withOverlap.missedSeconds / withOverlap.referenceSeconds)), "
                 + "FA \(percent(withOverlap.falseAlarmSeconds / withOverlap.referenceSeconds)), conf \(percent(withOverlap.confusionSeconds / withOverlap.referenceSeconds))); "
                 + "DER c0 \(percent(withOverlapC0.errorRate)); speaker count exact \(overlapExact)/\(files.count); segmentation CPU per audio second \(f(segmentationCPU / audioSeconds, 4))")
-            if orphanSeconds > 0 {
-                print("with overlap and orphan voice (\(f(orphanSeconds, 1)) s): DER c0.25 \(percent(withOrphan.errorRate)) (miss \(percent(withOrphan.missedSeconds / withOrphan.referenceSeconds)), "
+            if config.orphanVoiceSeconds > 0 {
+                print("with overlap and orphan voice (\(f(config.orphanVoiceSeconds, 1)) s): DER c0.25 \(percent(withOrphan.errorRate)) (miss \(percent(withOrphan.missedSeconds / withOrphan.referenceSeconds)), "
                     + "FA \(percent(withOrphan.falseAlarmSeconds / withOrphan.referenceSeconds)), conf \(percent(withOrphan.confusionSeconds / withOrphan.referenceSeconds))); "
                     + "DER c0 \(percent(withOrphanC0.errorRate)); speaker count exact \(orphanExact)/\(files.count)")
             }

@@ -12,7 +12,8 @@ import TranscriptMerge
         #expect(merger.words.map(\.speaker) == [nil, "B", nil])
         #expect(merger.unlabelledWordCount == 2)
 
-        let delta = merger.labelStrandedWords(audioEndSeconds: 12)
+        let (delta, stranded) = merger.labelStrandedWords(audioEndSeconds: 12)
+        #expect(stranded == [merger.words[0].id], "far only: late is past the audio")
         #expect(merger.words.map(\.speaker) == ["A", "B", nil], "late is past the audio: no provider heard it")
         #expect(delta.changedWords.map(\.text) == ["far"])
         #expect(merger.unlabelledWordCount == 1)
@@ -26,7 +27,7 @@ import TranscriptMerge
     @Test func withoutTurnsNothingChangesAndTheRuleLastsOneCall() {
         var none = TranscriptMerger()
         _ = none.upsertResult(id: "r", words: [word("x", 1, 1.5)], isFinal: true)
-        #expect(none.labelStrandedWords(audioEndSeconds: 10).isEmpty)
+        #expect(none.labelStrandedWords(audioEndSeconds: 10).delta.isEmpty)
         #expect(none.words[0].speaker == nil)
 
         var merger = TranscriptMerger()

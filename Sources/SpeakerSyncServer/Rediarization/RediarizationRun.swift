@@ -99,7 +99,7 @@ struct RediarizationRun {
         if let failure = state.failure { throw RediarizationFailure(code: .providerFailed, message: "the provider failed: \(failure)") }
         let audioSeconds = Double(audio.samples.count) / Double(audio.sampleRate)
         // As a session's end does: the words no final turn reaches take the nearest turn's speaker.
-        _ = state.labelling.merger.labelStrandedWords(audioEndSeconds: audioSeconds)
+        state.labelling.merger.labelStrandedWords(audioEndSeconds: audioSeconds)
         let stats = state.labelling.stats(audioSeconds: audioSeconds)
         let record = state.labelling.record(name: labelling, audioSeconds: audioSeconds, interruptedReason: nil)
         return Outcome(record: record, audioSeconds: audioSeconds, realTimeFactor: stats.realTimeFactor, speakers: stats.speakerCount)

@@ -40,11 +40,10 @@ extension SessionRunner {
     func labelStrandedWords() {
         guard let live else { return }
         let end = live.audioEndSeconds
-        let unlabelled = Set(live.labelling.merger.words.lazy.filter { $0.speaker == nil }.map(\.id))
-        let delta = live.labelling.merger.labelStrandedWords(audioEndSeconds: end)
-        live.labelling.labelLatency.wordsRemoved(delta.changedWords.map(\.id).filter(unlabelled.contains))
+        let (delta, stranded) = live.labelling.merger.labelStrandedWords(audioEndSeconds: end)
+        live.labelling.labelLatency.wordsRemoved(stranded)
         commit(delta)
-        for index in live.shadows.indices { _ = live.shadows[index].merger.labelStrandedWords(audioEndSeconds: end) }
+        for index in live.shadows.indices { live.shadows[index].merger.labelStrandedWords(audioEndSeconds: end) }
     }
 
     /// Runs `body` once every step this session has persisted is committed (or refused for good): at
