@@ -109,10 +109,13 @@ let package = Package(
         // (`speakersync provider-worker`), so a crashing or hanging provider fails only its sessions;
         // provider_sandbox.c confines them (docs/security.md, "The provider sandbox").
         .target(name: "CProviderProcess"),
+        // Child processes that inherit nothing but their standard descriptors (posix_spawn, closefrom,
+        // close-on-exec pipes, pidfds): what the synthesiser, the harnesses and the tests start.
+        .target(name: "ChildProcesses", dependencies: ["CProviderProcess"]),
         .target(name: "ProviderIsolation", dependencies: [
-            "ProviderInterface", "PluginHost", "CProviderProcess", .product(name: "Logging", package: "swift-log"),
+            "ProviderInterface", "PluginHost", "CProviderProcess", "ChildProcesses", .product(name: "Logging", package: "swift-log"),
         ]),
-        .target(name: "MeetingSynth", dependencies: ["DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
+        .target(name: "MeetingSynth", dependencies: ["ChildProcesses", "DeterministicRandom", "SpeakerSyncAudio", "TranscriptMerge", "DiarizationScoring"]),
         // Voice activity detection: sherpa-onnx's C API dlopen'd at run time from vendor/ (never linked).
         .target(name: "CSherpaOnnxVAD"),
         // onnxruntime's C API (the library vendored with sherpa-onnx), dlopen'd by a C shim, and the one
@@ -188,11 +191,11 @@ let package = Package(
         ]),
         // The fault-injection harness: `speakersync-bench faults` and a short schedule in the tests.
         .target(name: "FaultInjection", dependencies: [
-            "PostgresClient", "SpeakerSyncClient", "SpeakerSyncKit", "SessionProtocol", "MeetingSynth", "WebSocketTransport",
+            "ChildProcesses", "PostgresClient", "SpeakerSyncClient", "SpeakerSyncKit", "SessionProtocol", "MeetingSynth", "WebSocketTransport",
             "DeterministicRandom", "TranscriptMerge", .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "speakersync-bench", dependencies: [
-            "FaultInjection",
+            "ChildProcesses", "FaultInjection",
             "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "TranscriptMerge", "SpeakerSyncStore", "PostgresClient",
             "VoiceActivity", "SpeakerSyncAudio", "DiarizationModels", "DiarizationScoring", "StreamingDiarization",
             "SpeakerManager", "SpeakerEmbedding", "SpeakerSyncEval", "DeterministicRandom", "PluginHost", "ProviderIsolation",
@@ -257,19 +260,19 @@ let package = Package(
 
         // MARK: Tests (mirror Sources)
         // Shared by the test targets: the per-process PostgreSQL cluster and the test data location.
-        .target(name: "TestSupport", dependencies: ["PostgresClient", "SpeakerSyncStore", "FaultInjection", .product(name: "Logging", package: "swift-log")],
+        .target(name: "TestSupport", dependencies: ["ChildProcesses", "PostgresClient", "SpeakerSyncStore", "FaultInjection", .product(name: "Logging", package: "swift-log")],
                 path: "Tests/TestSupport", exclude: ["faulty_plugin.c", "falcon_double.c", "forbidden_plugin.c"]),
         .testTarget(name: "TranscriptMergeTests", dependencies: ["TranscriptMerge", "DeterministicRandom"]),
         .testTarget(name: "SessionProtocolTests", dependencies: ["SessionProtocol", "DeterministicRandom"]),
-        .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["SpeakerSyncAudio"]),
-        .testTarget(name: "OpusCodecTests", dependencies: ["OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
-        .testTarget(name: "FLACCodecTests", dependencies: ["FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
-        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "TestSupport"]),
+        .testTarget(name: "SpeakerSyncAudioTests", dependencies: ["ChildProcesses", "SpeakerSyncAudio"]),
+        .testTarget(name: "OpusCodecTests", dependencies: ["ChildProcesses", "OpusCodec", "SessionProtocol", "SpeakerSyncAudio", "TestSupport"]),
+        .testTarget(name: "FLACCodecTests", dependencies: ["ChildProcesses", "FLACCodec", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["ChildProcesses", "PostgresClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncStoreTests", dependencies: ["SpeakerSyncStore", "PostgresClient", "TranscriptMerge", "TestSupport", "DeterministicRandom"]),
         .testTarget(name: "SpeakerSyncKitTests", dependencies: ["SpeakerSyncKit", "SessionProtocol", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["ChildProcesses", "WebSocketTransport", "SpeakerSyncClient", "TestSupport"]),
         .testTarget(name: "SpeakerSyncClientTests", dependencies: ["SpeakerSyncClient"]),
-        .testTarget(name: "PluginHostTests", dependencies: ["PluginHost", "SpeakerSyncAudio", "TestSupport"]),
+        .testTarget(name: "PluginHostTests", dependencies: ["ChildProcesses", "PluginHost", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "SherpaOnnxSpeakersTests", dependencies: ["SherpaOnnxSpeakers", "TestSupport"]),
         .testTarget(name: "SpeakerSegmentationTests", dependencies: ["SpeakerSegmentation", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "OverlapDiarizationTests", dependencies: ["OverlapDiarization", "SpeakerSegmentation", "StreamingDiarization", .product(name: "Logging", package: "swift-log")]),
@@ -279,12 +282,13 @@ let package = Package(
         ]),
         .testTarget(name: "ResourcePoolingTests", dependencies: ["ResourcePooling"]),
         .testTarget(name: "PicovoiceFalconTests", dependencies: ["PicovoiceFalcon", "TestSupport"]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(name: "ProviderPluginKitTests", dependencies: ["ProviderPluginKit"]),
         .testTarget(name: "ProviderIsolationTests", dependencies: [
             "ProviderIsolation", "PluginHost", "SpeakerSyncAudio", "MeetingSynth", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "MeetingSynthTests", dependencies: ["MeetingSynth"]),
-        .testTarget(name: "DiarizationScoringTests", dependencies: ["DiarizationScoring", "DeterministicRandom", "TestSupport"]),
+        .testTarget(name: "DiarizationScoringTests", dependencies: ["ChildProcesses", "DiarizationScoring", "DeterministicRandom", "TestSupport"]),
         .testTarget(name: "SpeakerManagerTests", dependencies: ["SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "StreamingDiarizationTests", dependencies: [
             "StreamingDiarization", "SpeakerManager", "DeterministicRandom", .product(name: "Logging", package: "swift-log"),
@@ -298,14 +302,14 @@ let package = Package(
             "VoiceActivity", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerEmbeddingTests", dependencies: [
-            "SpeakerEmbedding", "CSpeakerEmbeddingKernels", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            "ChildProcesses", "SpeakerEmbedding", "CSpeakerEmbeddingKernels", "SpeakerSyncAudio", "TestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeechRecognitionTests", dependencies: [
-            "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", "MeetingSynth", "DeterministicRandom",
+            "ChildProcesses", "SpeechRecognition", "SpeakerSyncAudio", "SpeakerSyncClient", "TestSupport", "MeetingSynth", "DeterministicRandom",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SpeakerSyncServerTests", dependencies: [
-            "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
+            "ChildProcesses", "SpeakerSyncServer", "SpeakerSyncClient", "MeetingSynth", "WebSocketTransport", "PostgresClient",
             "SpeakerSyncAudio", "SpeakerSyncStore", "TranscriptMerge", "TestSupport", "PluginHost", "SessionProtocol",
             "DeterministicRandom", "OpusCodec", "SpeechRecognition", "DiarizationScoring", "FLACCodec",
         ]),

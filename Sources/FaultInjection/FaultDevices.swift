@@ -24,6 +24,17 @@ public struct FaultMeeting: Sendable {
             segments: meeting.turns.map { SpeakerSyncSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) })
     }
 
+    /// Every seed's meeting, synthesised on a Dispatch thread: synthesis blocks on espeak-ng and
+    /// Festival for seconds, and a run's caller is a task on Swift concurrency's cooperative pool (one
+    /// thread per core), whose threads every other task of the process needs meanwhile.
+    public static func synthesize(seeds: [UInt64]) async throws -> [FaultMeeting] {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try seeds.map { try synthesize(seed: $0) } })
+            }
+        }
+    }
+
     var wordKeys: [AcknowledgementLedger.WordKey] { words.map { .init(text: $0.text, startSeconds: $0.startSeconds) } }
 }
 

@@ -66,7 +66,7 @@ public final class FaultRun: Sendable {
         let began = ContinuousClock.now
         try FileManager.default.createDirectory(at: config.workDirectory, withIntermediateDirectories: true)
         progress("synthesising \(config.meetingSeeds.count) meetings")
-        let meetings = try config.meetingSeeds.map { try FaultMeeting.synthesize(seed: $0) }
+        let meetings = try await FaultMeeting.synthesize(seeds: config.meetingSeeds)
         let postgres = try PostgresUnderTest(folder: config.workDirectory.appendingPathComponent("postgres"), logger: logger)
         defer { postgres.stop() }
         let adminKey = "fault-run-admin-\(UUID().uuidString.lowercased())"

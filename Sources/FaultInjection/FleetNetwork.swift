@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -13,28 +14,13 @@ enum FleetCommand {
     /// (unless `allowFailure`).
     @discardableResult
     static func run(_ argv: [String], input: String? = nil, allowFailure: Bool = false) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let feed = input.map { _ in Pipe() }
-        process.standardInput = feed ?? FileHandle.nullDevice
-        try process.run()
-        if let feed, let input {
-            feed.fileHandleForWriting.write(Data(input.utf8))
-            try? feed.fileHandleForWriting.close()
-        }
-        // Read both before waiting: a full pipe would otherwise block the child for ever.
-        let (outData, errData) = (output.fileHandleForReading.readDataToEndOfFile(), errors.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        let text = String(decoding: outData, as: UTF8.self)
-        if process.terminationStatus != 0, !allowFailure {
-            throw Failure(description: "\(argv.joined(separator: " ")) exited with \(process.terminationStatus): "
-                          + String(decoding: errData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) + text)
+        var configuration = Subprocess.Configuration(executable: argv[0], arguments: Array(argv.dropFirst()))
+        configuration.workingDirectory = "/"
+        let done = try Subprocess.run(configuration, input: input.map { Data($0.utf8) })
+        let text = done.standardOutputText
+        if !done.exit.succeeded, !allowFailure {
+            throw Failure(description: "\(argv.joined(separator: " ")) ended with \(done.exit): "
+                          + done.standardErrorText.trimmingCharacters(in: .whitespacesAndNewlines) + text)
         }
         return text
     }
@@ -193,7 +179,7 @@ public final class FleetNetwork: Sendable {
 /// long as this object (its parent-death signal would otherwise fire when a pool thread ends).
 final class FleetChild: @unchecked Sendable { // `process` is set once by start() and only read after
     private let parent = ParentThread()
-    private var process: Process?
+    private var process: Subprocess?
     let name: String
 
     init(name: String) { self.name = name }
@@ -204,22 +190,16 @@ final class FleetChild: @unchecked Sendable { // `process` is set once by start(
     }
 
     func start(_ argv: [String], environment: [String: String]? = nil, logFile: URL) async throws {
-        let started = try await parent.run { () throws -> FleetProcessBox in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: argv[0])
-            process.arguments = Array(argv.dropFirst())
-            process.currentDirectoryURL = URL(fileURLWithPath: "/")
-            if let environment { process.environment = environment }
-            if !FileManager.default.fileExists(atPath: logFile.path) { _ = FileManager.default.createFile(atPath: logFile.path, contents: nil) }
-            let handle = try FileHandle(forWritingTo: logFile)
-            handle.seekToEndOfFile()
-            process.standardOutput = handle
-            process.standardError = handle
-            process.standardInput = FileHandle.nullDevice
-            try process.run()
-            return FleetProcessBox(process: process)
+        let started = try await parent.run { () throws -> Subprocess in
+            var configuration = Subprocess.Configuration(executable: argv[0], arguments: Array(argv.dropFirst()), environment: environment)
+            configuration.workingDirectory = "/"
+            let handle = try LogFile.openForAppending(logFile)
+            defer { try? handle.close() }
+            configuration.standardOutput = .descriptor(handle.fileDescriptor)
+            configuration.standardError = .standardOutput
+            return try Subprocess(configuration)
         }
-        process = started.process
+        process = started
     }
 
     var isRunning: Bool { process?.isRunning == true }
@@ -228,23 +208,18 @@ final class FleetChild: @unchecked Sendable { // `process` is set once by start(
 
     func kill(_ signal: Int32) {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
     /// `signal`, then waits up to `timeoutSeconds` for the exit; SIGKILL after that.
     func stop(signal: Int32 = SIGTERM, timeoutSeconds: Double = 20) {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, signal)
+        process.signal(signal)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while process.isRunning, Date() < deadline { usleep(50_000) }
         if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             process.waitUntilExit()
         }
     }
-}
-
-/// Carries a Process out of the parent thread's closure (handed over once).
-private struct FleetProcessBox: @unchecked Sendable {
-    let process: Process
 }

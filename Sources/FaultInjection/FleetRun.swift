@@ -70,7 +70,7 @@ public final class FleetRun: Sendable {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         chmod(work.path, 0o755)  // PostgreSQL's account must reach its folder inside
         progress("synthesising \(config.meetingSeeds.count) meetings")
-        let meetings = try config.meetingSeeds.map { try FaultMeeting.synthesize(seed: $0) }
+        let meetings = try await FaultMeeting.synthesize(seeds: config.meetingSeeds)
 
         progress("building the network: namespaces \(FleetNetwork.namespaces.joined(separator: ", ")) on bridge \(FleetNetwork.bridge)")
         let network = try FleetNetwork(deviceCount: config.devices.count)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerSyncClient
 #if canImport(Glibc)
@@ -23,7 +24,7 @@ public final class ServerUnderTest: @unchecked Sendable {
     /// A command the server is started through (`ip netns exec ss-a`), empty for none.
     private let launcher: [String]
     private let parent = ParentThread()
-    private var process: Process?
+    private var process: Subprocess?
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -74,29 +75,22 @@ public final class ServerUnderTest: @unchecked Sendable {
         let environment = variables
         let log = logFile
         // Spawned from a thread that lives as long as this object (see ParentThread).
-        let started = try await parent.run { () throws -> ProcessBox in
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            process.environment = environment
-            if let log {
-                if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
-                let handle = try FileHandle(forWritingTo: log)
-                handle.seekToEndOfFile()
-                process.standardOutput = handle
-                process.standardError = handle
-            } else {
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
+        let started = try await parent.run { () throws -> Subprocess in
+            var configuration = Subprocess.Configuration(executable: executable.path, arguments: arguments, environment: environment)
+            guard let log else {
+                return try Subprocess(configuration)
             }
-            try process.run()
-            return ProcessBox(process: process)
+            let handle = try LogFile.openForAppending(log)
+            defer { try? handle.close() }
+            configuration.standardOutput = .descriptor(handle.fileDescriptor)
+            configuration.standardError = .standardOutput
+            return try Subprocess(configuration)
         }
-        process = started.process
+        process = started
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds)
         while ContinuousClock.now < deadline {
-            guard started.process.isRunning else {
-                throw Failure(description: "speakersync serve exited with \(started.process.terminationStatus) while starting")
+            guard started.isRunning else {
+                throw Failure(description: "speakersync serve ended with \(started.exit.map(String.init(describing:)) ?? "?") while starting")
             }
             if (try? SimpleHTTPClient.get(baseURL + "/readyz", timeoutSeconds: 2))?.status == 200 { return }
             try await Task.sleep(for: .milliseconds(100))
@@ -107,7 +101,7 @@ public final class ServerUnderTest: @unchecked Sendable {
     /// SIGKILL: no shutdown, no flush, exactly like a crash.
     public func kill() {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 
@@ -116,7 +110,7 @@ public final class ServerUnderTest: @unchecked Sendable {
     public func terminate() -> Int32 {
         guard let process else { return 0 }
         guard process.isRunning else { return process.terminationStatus }
-        Glibc.kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -126,13 +120,13 @@ public final class ServerUnderTest: @unchecked Sendable {
     /// SIGSTOP: the process keeps its sockets and answers nothing (a long GC pause, a stuck VM).
     public func pause() {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGSTOP)
+        process.signal(SIGSTOP)
     }
 
     /// SIGCONT after `pause()`.
     public func resume() {
         guard let process, process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGCONT)
+        process.signal(SIGCONT)
     }
 
     /// The provider worker processes, from the admin's view of `/healthz`.
@@ -145,9 +139,4 @@ public final class ServerUnderTest: @unchecked Sendable {
             return (pid, worker["plugin"] as? String ?? "")
         }
     }
-}
-
-/// Carries a Process out of the parent thread's closure (it is only handed over, then used by one task).
-private struct ProcessBox: @unchecked Sendable {
-    let process: Process
 }

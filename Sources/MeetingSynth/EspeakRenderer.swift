@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerSyncAudio
 import Synchronization
@@ -45,27 +46,24 @@ struct EspeakRenderer: Sendable {
         }
     }
 
-    /// espeak-ng → WAV on stdout (22050 Hz s16) → 16 kHz → trimmed.
+    /// espeak-ng → WAV on stdout (22050 Hz s16) → 16 kHz → trimmed. The output is read as it comes
+    /// (`Subprocess.run`): a word's WAV is larger than a pipe buffer.
     func renderOne(_ key: Key) throws -> [Float] {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-v", key.voice.voice, "-p", String(key.voice.pitch), "-s", String(key.voice.speed),
-                             "--stdout", key.word]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        var configuration = Subprocess.Configuration(
+            executable: executable.path,
+            arguments: ["-v", key.voice.voice, "-p", String(key.voice.pitch), "-s", String(key.voice.speed), "--stdout", key.word])
+        configuration.standardOutput = .pipe
+        // Subprocess, not Foundation's Process: its pipe cannot leak into a server another thread
+        // starts meanwhile, which would hold the end of this word's WAV back as long as it runs.
+        let done: Subprocess.Completed
         do {
-            try process.run()
+            done = try Subprocess.run(configuration)
         } catch {
-            throw SynthError(.espeakNotFound, "cannot run \(executable.path): \(error.localizedDescription)")
+            throw SynthError(.espeakNotFound, "cannot run \(executable.path): \(error)")
         }
-        // Read before waiting: a word's WAV is larger than a pipe buffer.
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SynthError(.espeakFailed,
-                             "espeak-ng exited \(process.terminationStatus) for '\(key.word)' (\(key.voice.voice))")
+        let data = done.standardOutput
+        guard done.exit.succeeded else {
+            throw SynthError(.espeakFailed, "espeak-ng ended with \(done.exit) for '\(key.word)' (\(key.voice.voice))")
         }
         return try WordTrimmer.word(fromWAV: data, word: key.word, voice: key.voice.voice, engine: "espeak-ng",
                                     config: config, failure: .espeakFailed)

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerSyncAudio
 import Synchronization
@@ -50,22 +51,17 @@ struct FestivalRenderer: Sendable {
         let scriptURL = directory.appendingPathComponent("words.scm")
         try Data(script.utf8).write(to: scriptURL)
 
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["-b", scriptURL.path]
-        let stderr = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
+        var configuration = Subprocess.Configuration(executable: executable.path, arguments: ["-b", scriptURL.path])
+        configuration.standardError = .pipe
+        let done: Subprocess.Completed
         do {
-            try process.run()
+            done = try Subprocess.run(configuration)
         } catch {
-            throw SynthError(.festivalNotFound, "cannot run \(executable.path): \(error.localizedDescription)")
+            throw SynthError(.festivalNotFound, "cannot run \(executable.path): \(error)")
         }
-        let messages = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SynthError(.festivalFailed, "festival exited \(process.terminationStatus) for voice \(voice.voice): \(messages.prefix(300))")
+        let messages = done.standardErrorText
+        guard done.exit.succeeded else {
+            throw SynthError(.festivalFailed, "festival ended with \(done.exit) for voice \(voice.voice): \(messages.prefix(300))")
         }
         var result: [String: [Float]] = [:]
         for (index, word) in words.enumerated() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ChildProcesses
 import Foundation
 import Logging
 import MeetingSynth
@@ -272,7 +273,7 @@ final class ServerProcess: Sendable {
     let port: Int
     /// The child's admin key (SPEAKERSYNC_ADMIN_KEY), which the sessions present.
     let adminKey = "bench-admin-" + UUID().uuidString.lowercased()
-    private let process: Process
+    private let process: Subprocess
     private let dataDirectory: String?
 
     init(databaseURL: String?, isolation: String = "process", extraArguments: [String] = []) throws {
@@ -292,18 +293,18 @@ final class ServerProcess: Sendable {
             arguments += ["--data-dir", dir]
             dataDirectory = dir
         }
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
-        process.environment = environment
-        try process.run()
+        var configuration = Subprocess.Configuration(executable: executable.path, arguments: arguments, environment: environment)
+        configuration.standardOutput = .inherit
+        configuration.standardError = .inherit
+        let process = try Subprocess(configuration)
+        self.process = process
         pid = process.processIdentifier
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if (try? SimpleHTTPClient.get("http://127.0.0.1:\(port)/healthz", timeoutSeconds: 2))?.status == 200 { return }
-            guard process.isRunning else { throw ValidationError("speakersync serve exited with \(process.terminationStatus)") }
+            guard process.isRunning else { throw ValidationError("speakersync serve ended with \(process.waitUntilExit())") }
             Thread.sleep(forTimeInterval: 0.2)
         }
         throw ValidationError("the server did not become healthy within 60 s")
@@ -311,7 +312,7 @@ final class ServerProcess: Sendable {
 
     func stop() {
         guard process.isRunning else { return }
-        process.interrupt()
+        process.signal(SIGINT)
         process.waitUntilExit()
         if let dataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// pyannote.metrics run in a real Python process (scripts/python/pyannote_score.py), the reference the
@@ -70,18 +71,19 @@ struct PyannoteScorer {
         try Data().write(to: errorURL)
 
         // Files rather than pipes: the input is larger than a pipe buffer and the process is waited on.
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [script.path]
-        process.standardInput = try FileHandle(forReadingFrom: inputURL)
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
-        try process.run()
-        process.waitUntilExit()
+        let input = try FileHandle(forReadingFrom: inputURL)
+        let outputFile = try FileHandle(forWritingTo: outputURL)
+        let errors = try FileHandle(forWritingTo: errorURL)
+        var configuration = Subprocess.Configuration(executable: python.path, arguments: [script.path])
+        configuration.standardInput = .descriptor(input.fileDescriptor)
+        configuration.standardOutput = .descriptor(outputFile.fileDescriptor)
+        configuration.standardError = .descriptor(errors.fileDescriptor)
+        let exit = try Subprocess(configuration).waitUntilExit()
+        for handle in [input, outputFile, errors] { try? handle.close() }
         let errorText = String(decoding: (try? Data(contentsOf: errorURL)) ?? Data(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
+        guard exit.succeeded else {
             throw Failure(description: """
-                \(python.path) \(script.path) exited with status \(process.terminationStatus) \
+                \(python.path) \(script.path) ended with \(exit) \
                 (is pyannote.metrics installed? scripts/test installs it into .venv-test):
                 \(errorText.suffix(2000))
                 """)

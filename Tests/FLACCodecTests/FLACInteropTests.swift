@@ -1,3 +1,4 @@
+import ChildProcesses
 import FLACCodec
 import Foundation
 import SpeakerSyncAudio
@@ -19,13 +20,10 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flac-interop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, data) in files { try data.write(to: folder.appendingPathComponent(name)) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sox)
-        process.currentDirectoryURL = folder
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sox \(arguments.joined(separator: " "))")
+        var configuration = Subprocess.Configuration(executable: sox, arguments: arguments)
+        configuration.workingDirectory = folder.path
+        let done = try Subprocess.run(configuration)
+        try #require(done.exit.succeeded, "sox \(arguments.joined(separator: " ")): \(done.exit) \(done.standardErrorText)")
         return folder
     }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerSyncAudio
 import Testing
@@ -19,12 +20,8 @@ import Testing
         let wav = folder.appendingPathComponent("in.wav")
         let ogg = folder.appendingPathComponent("out.opus")
         try WAVWriter.write(AudioBuffer(samples: samples, sampleRate: sampleRate), to: wav)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: opusenc)
-        process.arguments = ["--quiet"] + arguments + [wav.path, ogg.path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let done = try Subprocess.run(Subprocess.Configuration(executable: opusenc, arguments: ["--quiet"] + arguments + [wav.path, ogg.path]))
+        try #require(done.exit.succeeded, "\(done.exit): \(done.standardErrorText)")
         return Array(try Data(contentsOf: ogg))
     }
 
@@ -89,12 +86,9 @@ import Testing
         let input = folder.appendingPathComponent("in.raw")
         let output = folder.appendingPathComponent("out.opus")
         try raw.write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/opusenc")
-        process.arguments = ["--quiet", "--raw", "--raw-chan", "2", "--raw-rate", "48000", input.path, output.path]
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let done = try Subprocess.run(Subprocess.Configuration(
+            executable: "/usr/bin/opusenc", arguments: ["--quiet", "--raw", "--raw-chan", "2", "--raw-rate", "48000", input.path, output.path]))
+        try #require(done.exit.succeeded, "\(done.exit): \(done.standardErrorText)")
         return Array(try Data(contentsOf: output))
     }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -64,17 +65,9 @@ enum TestSupport {
 
     /// Run a program found on PATH; throws with its stderr when it fails.
     static func run(_ program: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [program] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed: \(String(decoding: stderr, as: UTF8.self))")
+        let done = try Subprocess.run(Subprocess.Configuration(executable: "/usr/bin/env", arguments: [program] + arguments))
+        guard done.exit.succeeded else {
+            throw TestFailure("\(program) \(arguments.joined(separator: " ")) failed (\(done.exit)): \(done.standardErrorText)")
         }
     }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import TestSupport
 import Foundation
 import Logging
@@ -52,23 +53,16 @@ import Testing
         }
         let postmaster = try #require(Self.postmasterPID(folder))
 
-        let second = Process()
-        second.executableURL = try ServerProcess.executableURL()
-        second.arguments = ["serve", "--port", "\(try ServerProcess.freePort())", "--data-dir", folder.path, "--log-level", "error"]
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DATABASE_URL")
         environment["SPEAKERSYNC_ADMIN_KEY"] = first.adminKey
-        second.environment = environment
-        let errors = Pipe()
-        second.standardError = errors
-        second.standardOutput = FileHandle.nullDevice
-        try second.run()
-        let stderr = try await Blocking.run {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            second.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(second.terminationStatus != 0)
+        let second = Subprocess.Configuration(
+            executable: try ServerProcess.executableURL().path,
+            arguments: ["serve", "--port", "\(try ServerProcess.freePort())", "--data-dir", folder.path, "--log-level", "error"],
+            environment: environment)
+        let refused = try await Blocking.run { try Subprocess.run(second) }
+        let stderr = refused.standardErrorText
+        #expect(!refused.exit.succeeded)
         #expect(stderr.contains("cluster_in_use"), "\(stderr)")
         #expect(stderr.contains("another SpeakerSync (pid \(first.processID)) owns the embedded PostgreSQL in \(folder.path)"), "\(stderr)")
         #expect(stderr.contains("--database-url"), "\(stderr)")

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerEmbedding
 import Testing
@@ -20,20 +21,11 @@ import Testing
         let python = ProcessInfo.processInfo.environment["SPEAKERSYNC_TEST_PYTHON"] ?? ""
         try #require(!python.isEmpty && FileManager.default.isExecutableFile(atPath: python),
                      "SPEAKERSYNC_TEST_PYTHON must name a Python with NumPy (scripts/test creates .venv-test and sets it); got '\(python)'")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [EncoderFixture.repositoryRoot.appendingPathComponent("scripts/python/ge2e_reference.py").path,
-                             "--model", model.path]
+        let arguments = [EncoderFixture.repositoryRoot.appendingPathComponent("scripts/python/ge2e_reference.py").path, "--model", model.path]
             + utterances.flatMap { ["--utterance", $0.path] } + windows.flatMap { ["--window", $0.path] }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ge2e_reference.py failed (status \(process.terminationStatus)): \(errorText)")
-        return try JSONDecoder().decode(ReferenceOutput.self, from: data)
+        let done = try Subprocess.run(Subprocess.Configuration(executable: python, arguments: arguments))
+        try #require(done.exit.succeeded, "ge2e_reference.py failed (\(done.exit)): \(done.standardErrorText)")
+        return try JSONDecoder().decode(ReferenceOutput.self, from: done.standardOutput)
     }
 
     @Test func embeddingsMatchTheNumPyReference() throws {

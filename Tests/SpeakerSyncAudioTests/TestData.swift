@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Locates the shared real-audio folder: $SPEAKERSYNC_TEST_DATA, else the first `shared/data` found
@@ -28,12 +29,8 @@ enum TestData {
 
     /// Runs sox (an independent WAV writer) to convert `input` with the given output options.
     static func sox(_ input: URL, _ outputOptions: [String], output: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-        process.arguments = [input.path] + outputOptions + [output.path]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let done = try Subprocess.run(Subprocess.Configuration(executable: "/usr/bin/sox", arguments: [input.path] + outputOptions + [output.path]))
+        guard done.exit.succeeded else {
             throw CocoaError(.fileWriteUnknown)
         }
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import PostgresClient
 import Synchronization
@@ -36,28 +37,15 @@ import TestSupport
             throw TestPluginError("SPEAKERSYNC_TEST_PYTHON is unset: run the tests with scripts/test (its venv has deepgram-sdk)")
         }
         let script = TestPlugins.packageRoot.appendingPathComponent("scripts/python/deepgram_client.py")
-        let (status, output, errors) = try await Blocking.run { () throws -> (Int32, Data, Data) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = [script.path, "--url", url, "--key", key, "--wav", wav.path, "--speed", "4"]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            // Read both pipes before waiting, so a chatty child cannot fill one and block.
-            let errorData = Mutex<Data>(Data())
-            let reader = Thread { errorData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
-            reader.start()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            while reader.isExecuting || !reader.isFinished { Thread.sleep(forTimeInterval: 0.01) }
-            return (process.terminationStatus, data, errorData.withLock { $0 })
+        let done = try await Blocking.run {
+            try Subprocess.run(Subprocess.Configuration(
+                executable: python, arguments: [script.path, "--url", url, "--key", key, "--wav", wav.path, "--speed", "4"]))
         }
-        guard status == 0 else {
-            throw TestPluginError("deepgram_client.py exited \(status) (is deepgram-sdk installed in the test venv?): "
-                + String(decoding: errors, as: UTF8.self).suffix(2000))
+        guard done.exit.succeeded else {
+            throw TestPluginError("deepgram_client.py ended with \(done.exit) (is deepgram-sdk installed in the test venv?): "
+                + done.standardErrorText.suffix(2000))
         }
-        return try JSONDecoder().decode(ClientReport.self, from: output)
+        return try JSONDecoder().decode(ClientReport.self, from: done.standardOutput)
     }
 
     /// The two-voice synthetic meeting ServerASREndToEndTests uses, as a 16-bit WAV.

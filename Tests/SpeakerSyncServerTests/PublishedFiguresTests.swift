@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Logging
 import PluginHost
@@ -17,14 +18,10 @@ struct PublishedFiguresTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let swift = folder.appendingPathComponent("SpeakerKitMeasured.swift"), readme = folder.appendingPathComponent("README.md")
         try FileManager.default.copyItem(at: Self.root.appendingPathComponent("README.md"), to: readme)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [Self.root.appendingPathComponent("scripts/python/publish_figures.py").path,
-                             "--measured", Self.root.appendingPathComponent("docs/measured").path, "--swift", swift.path, "--readme", readme.path]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0)
+        let done = try Subprocess.run(Subprocess.Configuration(
+            executable: python, arguments: [Self.root.appendingPathComponent("scripts/python/publish_figures.py").path,
+                                            "--measured", Self.root.appendingPathComponent("docs/measured").path, "--swift", swift.path, "--readme", readme.path]))
+        try #require(done.exit.succeeded, "\(done.exit): \(done.standardErrorText)")
         #expect(try Data(contentsOf: swift) == Data(contentsOf: Self.root.appendingPathComponent("Plugins/SpeakerKit/SpeakerKitMeasured.swift")),
                 "SpeakerKitMeasured.swift differs from what docs/measured gives: run scripts/publish-figures --write-only")
         #expect(try Data(contentsOf: readme) == Data(contentsOf: Self.root.appendingPathComponent("README.md")),

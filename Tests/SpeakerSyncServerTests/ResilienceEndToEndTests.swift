@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Logging
 import MeetingSynth
@@ -167,20 +168,18 @@ extension ResilienceEndToEndTests {
         try JSONSerialization.data(withJSONObject: segments).write(to: folder.appendingPathComponent("s.json"))
         let conversationID = UUID().uuidString.lowercased()
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             .deletingLastPathComponent().appendingPathComponent("speakersync")
-        process.arguments = ["stream", folder.appendingPathComponent("m.wav").path, "--words", folder.appendingPathComponent("m.json").path,
+        let arguments = ["stream", folder.appendingPathComponent("m.wav").path, "--words", folder.appendingPathComponent("m.json").path,
                              "--segments", folder.appendingPathComponent("s.json").path, "--provider", "device", "--device-id", "phone-cli",
                              "--url", "ws://127.0.0.1:\(port)/v1/listen", "--speed", "6", "--conversation-id", conversationID, "--format", "json"]
         var environment = ProcessInfo.processInfo.environment
         environment["SPEAKERSYNC_TOKEN"] = first.adminKey
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let printed = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        var configuration = Subprocess.Configuration(executable: executable.path, arguments: arguments, environment: environment)
+        configuration.standardOutput = .pipe
+        let process = try Subprocess(configuration)
+        let output = process.standardOutput!
+        let printed = Task.detached { output.readDataToEndOfFile() }
 
         var restarted: ServerProcess?
         for _ in 0..<3000 where restarted == nil {
@@ -194,8 +193,8 @@ extension ResilienceEndToEndTests {
         }
         #expect(restarted != nil)
         let data = await printed.value
-        try await Blocking.run { process.waitUntilExit() }
-        #expect(process.terminationStatus == 0)
+        let exit = try await Blocking.run { process.waitUntilExit() }
+        #expect(exit.succeeded)
         let transcript = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
         let printedWords = (transcript?["utterances"] as? [[String: Any]] ?? []).flatMap { $0["words"] as? [[String: Any]] ?? [] }
         #expect(printedWords.count == meeting.words.count)

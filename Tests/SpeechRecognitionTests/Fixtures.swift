@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Logging
 import SpeakerSyncAudio
@@ -23,13 +24,10 @@ enum Fixtures {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("speakersync-words-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: url) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["espeak-ng", "-v", voice, "-s", String(wordsPerMinute), "-w", url.path, text]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw RecognizerError(.io, "espeak-ng exited with \(process.terminationStatus)")
+        let done = try Subprocess.run(Subprocess.Configuration(
+            executable: "/usr/bin/env", arguments: ["espeak-ng", "-v", voice, "-s", String(wordsPerMinute), "-w", url.path, text]))
+        guard done.exit.succeeded else {
+            throw RecognizerError(.io, "espeak-ng ended with \(done.exit): \(done.standardErrorText)")
         }
         return try WAVFile.read(contentsOf: url)
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -8,24 +9,22 @@ final class ChromeDriverSession: BrowserSession {
     static let chromiumPath = "/usr/bin/chromium"
     static let driverPath = "/usr/bin/chromedriver"
 
-    private let driver: Process
+    private let driver: Subprocess
     private let base: String
     private let session: String
 
     init(width: Int, height: Int, microphoneWAV: URL?) throws {
         let port = try ServerProcess.freePort()
-        driver = Process()
-        driver.executableURL = URL(fileURLWithPath: Self.driverPath)
-        driver.arguments = ["--port=\(port)", "--log-level=SEVERE"]
-        driver.standardOutput = FileHandle.nullDevice
-        try driver.run()
+        var configuration = Subprocess.Configuration(executable: Self.driverPath, arguments: ["--port=\(port)", "--log-level=SEVERE"])
+        configuration.standardError = .inherit
+        driver = try Subprocess(configuration)
         let base = "http://127.0.0.1:\(port)"
         self.base = base
         let ready = Polling.until(seconds: 30) {
             ((try? Self.call(base, "GET", "/status", nil, timeoutSeconds: 5)) as? [String: Any])?["ready"] as? Bool == true
         }
         guard ready else {
-            kill(driver.processIdentifier, SIGKILL)
+            driver.signal(SIGKILL)
             throw WebDriver.Failure("chromedriver did not become ready within 30 s")
         }
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
@@ -44,7 +43,7 @@ final class ChromeDriverSession: BrowserSession {
             }
             session = id
         } catch {
-            kill(driver.processIdentifier, SIGKILL)
+            driver.signal(SIGKILL)
             driver.waitUntilExit()
             throw error
         }
@@ -53,7 +52,7 @@ final class ChromeDriverSession: BrowserSession {
     deinit {
         _ = try? Self.call(base, "DELETE", "/session/\(session)", nil, timeoutSeconds: 10)
         // chromedriver does not always exit on SIGTERM (seen here): a test must not wait on it.
-        kill(driver.processIdentifier, SIGKILL)
+        driver.signal(SIGKILL)
         driver.waitUntilExit()
     }
 

@@ -1,12 +1,13 @@
+import ChildProcesses
 import Foundation
 import Glibc
 
 /// Debian's HAProxy in front of servers on loopback, configured as deploy/fleet/haproxy.cfg is in
 /// what matters to a device: least connections, health checks on `/readyz`, WebSocket tunnels that
 /// last, sessions to a server marked down cut at once, and a failed connect sent to another server.
-public final class HAProxyProcess: @unchecked Sendable { // the Process is only killed and waited on
+public final class HAProxyProcess: Sendable {
     public let port: Int
-    private let process: Process
+    private let process: Subprocess
     private let folder: URL
 
     public struct Failure: Error, CustomStringConvertible {
@@ -51,12 +52,7 @@ public final class HAProxyProcess: @unchecked Sendable { // the Process is only 
             """
         let file = folder.appendingPathComponent("haproxy.cfg")
         try config.write(to: file, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-f", file.path, "-db"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try Subprocess(Subprocess.Configuration(executable: executable, arguments: ["-f", file.path, "-db"]))
         for _ in 0..<100 {
             if !process.isRunning { throw Failure(description: "haproxy exited with \(process.terminationStatus)") }
             if let connection = try? RawConnection(port: port, timeoutSeconds: 1) {
@@ -70,7 +66,7 @@ public final class HAProxyProcess: @unchecked Sendable { // the Process is only 
 
     public func stop() {
         if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGTERM)
+            process.signal(SIGTERM)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: folder)

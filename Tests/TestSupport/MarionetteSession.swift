@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 final class MarionetteSession: BrowserSession {
     static let firefoxPath = "/usr/bin/firefox-esr"
 
-    private let firefox: Process
+    private let firefox: Subprocess
     private let profile: URL
     private let connection: RawConnection
     private var nextID = 0
@@ -36,12 +37,8 @@ final class MarionetteSession: BrowserSession {
         ]
         try preferences.map { "user_pref(\"\($0.0)\", \($0.1));" }.joined(separator: "\n")
             .write(to: profile.appendingPathComponent("user.js"), atomically: true, encoding: .utf8)
-        firefox = Process()
-        firefox.executableURL = URL(fileURLWithPath: Self.firefoxPath)
-        firefox.arguments = ["--headless", "--marionette", "--no-remote", "--profile", profile.path]
-        firefox.standardOutput = FileHandle.nullDevice
-        firefox.standardError = FileHandle.nullDevice
-        try firefox.run()
+        firefox = try Subprocess(Subprocess.Configuration(executable: Self.firefoxPath,
+                                                          arguments: ["--headless", "--marionette", "--no-remote", "--profile", profile.path]))
         var connected: RawConnection?
         _ = Polling.until(seconds: 60) {
             connected = try? RawConnection(port: port, timeoutSeconds: 120)
@@ -55,7 +52,7 @@ final class MarionetteSession: BrowserSession {
             _ = try call("WebDriver:NewSession", ["capabilities": ["alwaysMatch": ["acceptInsecureCerts": false]]])
             _ = try call("WebDriver:SetWindowRect", ["width": width, "height": height])
         } catch {
-            kill(firefox.processIdentifier, SIGKILL)
+            firefox.signal(SIGKILL)
             firefox.waitUntilExit()
             try? FileManager.default.removeItem(at: profile)
             throw error
@@ -66,7 +63,7 @@ final class MarionetteSession: BrowserSession {
         _ = try? call("Marionette:Quit", ["flags": ["eForceQuit"]])
         // Quit closes the browser within a second or two; a browser that does not is killed, because
         // a test must not wait on it.
-        if !Polling.until(seconds: 15, { !firefox.isRunning }) { kill(firefox.processIdentifier, SIGKILL) }
+        if !Polling.until(seconds: 15, { !firefox.isRunning }) { firefox.signal(SIGKILL) }
         firefox.waitUntilExit()
         try? FileManager.default.removeItem(at: profile)
     }

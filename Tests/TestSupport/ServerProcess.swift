@@ -1,3 +1,4 @@
+import ChildProcesses
 import FaultInjection
 import Foundation
 #if canImport(Glibc)
@@ -6,10 +7,10 @@ import Glibc
 
 /// `speakersync serve` as a child process (the executable the build put beside the test bundle), so
 /// a test can kill it with SIGKILL the way a crash or an OOM kill would, and start another.
-public final class ServerProcess: @unchecked Sendable { // the Process is only killed and waited on
+public final class ServerProcess: Sendable {
     public let port: Int
     public let adminKey: String
-    private let process: Process
+    private let process: Subprocess
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -41,22 +42,22 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
                  extraEnvironment: [String: String] = [:]) throws {
         self.port = try port ?? Self.freePort()
         self.adminKey = adminKey
-        process = Process()
-        process.executableURL = try Self.executableURL()
-        process.arguments = ["serve", "--port", "\(self.port)"] + database + ["--log-level", "error"] + extraArguments
+        let arguments = ["serve", "--port", "\(self.port)"] + database + ["--log-level", "error"] + extraArguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "DATABASE_URL")
         environment["SPEAKERSYNC_ADMIN_KEY"] = adminKey
         environment["SPEAKERSYNC_EXIT_WITH_PARENT"] = "1" // a crashed test run leaves no server behind
         environment.merge(extraEnvironment) { $1 }
-        process.environment = environment
+        var configuration = Subprocess.Configuration(executable: try Self.executableURL().path, arguments: arguments, environment: environment)
+        configuration.standardOutput = .inherit
+        configuration.standardError = .inherit
         // From a thread that lives as long as the test process: the server's parent-death signal
         // fires when the thread that spawned it ends, and Dispatch and concurrency threads end when idle.
-        let spawned = ProcessHandle(process)
-        try ParentThread.processLifetime.runAndWait { try spawned.process.run() }
+        let process = try ParentThread.processLifetime.runAndWait { [configuration] in try Subprocess(configuration) }
+        self.process = process
         var healthy = false
         for _ in 0..<600 where !healthy {
-            if !process.isRunning { throw Failure(description: "speakersync serve exited with \(process.terminationStatus)") }
+            if let exit = process.exit { throw Failure(description: "speakersync serve ended with \(exit)") }
             healthy = Self.answers(port: self.port)
             if !healthy { Thread.sleep(forTimeInterval: 0.1) }
         }
@@ -83,24 +84,23 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
     /// SIGKILL: no shutdown, no flush, exactly like a crash.
     public func kill() {
         guard process.isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 
     /// SIGSTOP: the process stops as a VM pause or a long GC stall would, its sockets left open.
-    public func pause() { Glibc.kill(process.processIdentifier, SIGSTOP) }
+    public func pause() { process.signal(SIGSTOP) }
 
     /// SIGCONT after `pause`.
-    public func resume() { Glibc.kill(process.processIdentifier, SIGCONT) }
+    public func resume() { process.signal(SIGCONT) }
 
     /// SIGTERM, then waits for the process to exit: the orderly stop an operator or an orchestrator
     /// asks for. Returns the exit status.
     @discardableResult
     public func terminate() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
-        Glibc.kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.signal(SIGTERM)
+        return process.waitUntilExit().status
     }
 
     /// Whether `/healthz` on `port` answers 200 (the server is up and reaches its database).
@@ -115,10 +115,4 @@ public final class ServerProcess: @unchecked Sendable { // the Process is only k
         close(fd)
         return port
     }
-}
-
-/// Hands a Process to the parent thread to start (it is only started there, then used here).
-private struct ProcessHandle: @unchecked Sendable {
-    let process: Process
-    init(_ process: Process) { self.process = process }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Self-signed certificates made with the `openssl` CLI at test time (nothing secret is committed).
@@ -31,15 +32,9 @@ public struct TestCertificates: Sendable {
     }
 
     private static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CertificateError(description: "openssl \(arguments.first ?? "") exited with \(process.terminationStatus)")
+        let done = try Subprocess.run(Subprocess.Configuration(executable: "/usr/bin/env", arguments: ["openssl"] + arguments))
+        guard done.exit.succeeded else {
+            throw CertificateError(description: "openssl \(arguments.first ?? "") ended with \(done.exit): \(done.standardErrorText.prefix(500))")
         }
     }
 }

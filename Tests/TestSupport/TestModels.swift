@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Synchronization
 
@@ -30,20 +31,14 @@ public enum TestModels {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("speakersync-models-\(getpid())")
         try? FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let script = TestPlugins.packageRoot.appendingPathComponent("scripts/python/make_sherpa_test_models.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path, out.path]
-        let errors = Pipe()
-        process.standardError = errors
+        let done: Subprocess.Completed
         do {
-            try process.run()
+            done = try Subprocess.run(Subprocess.Configuration(executable: python, arguments: [script.path, out.path]))
         } catch {
             throw TestPluginError("cannot run \(python): \(error)")
         }
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestPluginError("make_sherpa_test_models.py failed (is onnx installed in the test venv?): \(String(decoding: message, as: UTF8.self))")
+        guard done.exit.succeeded else {
+            throw TestPluginError("make_sherpa_test_models.py failed (is onnx installed in the test venv?): \(done.standardErrorText)")
         }
         return out
     }

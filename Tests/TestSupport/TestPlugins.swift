@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Plugin folders for tests: copies of the plugins the package built, and the test-only `faulty`
@@ -43,16 +44,10 @@ public enum TestPlugins {
 
     /// Compiles one C source into a shared library against the plugin ABI header.
     public static func compile(source: URL, to output: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["cc", "-shared", "-fPIC", "-std=c99", "-O1", "-I", abiIncludeDirectory, "-o", output.path, source.path]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestPluginError("cc \(source.lastPathComponent) failed: \(String(decoding: message, as: UTF8.self))")
+        let done = try Subprocess.run(Subprocess.Configuration(
+            executable: "/usr/bin/env", arguments: ["cc", "-shared", "-fPIC", "-std=c99", "-O1", "-I", abiIncludeDirectory, "-o", output.path, source.path]))
+        guard done.exit.succeeded else {
+            throw TestPluginError("cc \(source.lastPathComponent) failed: \(done.standardErrorText)")
         }
     }
 

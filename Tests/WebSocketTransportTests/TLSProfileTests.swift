@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import SpeakerSyncClient
 import Testing
@@ -18,17 +19,13 @@ struct TLSProfileTests {
 
     /// `openssl s_client` against the port with `arguments`; the suite it negotiated, nil when the handshake failed.
     private func negotiated(port: Int, _ arguments: [String]) throws -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_client", "-connect", "127.0.0.1:\(port)", "-brief"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
+        var configuration = Subprocess.Configuration(executable: "/usr/bin/openssl",
+                                                     arguments: ["s_client", "-connect", "127.0.0.1:\(port)", "-brief"] + arguments)
+        configuration.standardOutput = .pipe
+        configuration.standardError = .standardOutput
+        let done = try Subprocess.run(configuration)
+        let text = done.standardOutputText
+        guard done.exit.succeeded else { return nil }
         // -brief prints "Ciphersuite: NAME" once the handshake is done.
         return text.split(separator: "\n").first { $0.hasPrefix("Ciphersuite:") }
             .map { $0.dropFirst("Ciphersuite:".count).trimmingCharacters(in: .whitespaces) }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChildProcesses
 import Foundation
 import Logging
 
@@ -40,20 +41,16 @@ enum SandboxAccount {
     /// Runs useradd for a system account with a group of its own, no home and no login shell. Returns
     /// what happened, for the log.
     private static func createSystemUser(_ name: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/useradd")
-        process.arguments = ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-                             "--shell", "/usr/sbin/nologin", "--comment", "SpeakerSync provider workers", name]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        var configuration = Subprocess.Configuration(
+            executable: "/usr/sbin/useradd",
+            arguments: ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
+                        "--shell", "/usr/sbin/nologin", "--comment", "SpeakerSync provider workers", name])
+        configuration.standardError = .pipe
         do {
-            try process.run()
+            let done = try Subprocess.run(configuration)
+            return "useradd ended with \(done.exit) \(done.standardErrorText.trimmingCharacters(in: .whitespacesAndNewlines))"
         } catch {
             return "useradd did not start: \(error)"
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return "useradd exited \(process.terminationStatus) \(message.trimmingCharacters(in: .whitespacesAndNewlines))"
     }
 }
