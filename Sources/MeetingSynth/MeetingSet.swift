@@ -11,15 +11,18 @@ public struct MeetingSetConfig: Sendable {
     public var synth: SynthConfig
     /// File ids are `<prefix>-<index>`, e.g. `synth3-02`.
     public var namePrefix: String
+    /// Short replies said over others' turns, and listeners who say nothing else (nil: none).
+    public var backchannels: BackchannelPlan?
 
     public init(speakerCount: Int, meetingCount: Int = 5, turnCount: Int = 16, seed: UInt64 = 1,
-                synth: SynthConfig = MeetingSetConfig.defaultSynth, namePrefix: String? = nil) {
+                synth: SynthConfig = MeetingSetConfig.defaultSynth, namePrefix: String? = nil, backchannels: BackchannelPlan? = nil) {
         self.speakerCount = speakerCount
         self.meetingCount = meetingCount
         self.turnCount = turnCount
         self.seed = seed
         self.synth = synth
         self.namePrefix = namePrefix ?? "synth\(speakerCount)"
+        self.backchannels = backchannels
     }
 
     /// Meeting-like timing: some overlapped turn starts and a little background noise.
@@ -46,7 +49,8 @@ public enum MeetingSet {
         for index in 0 ..< config.meetingCount {
             let id = String(format: "%@-%02d", config.namePrefix, index)
             let seed = config.seed &+ UInt64(index)
-            let script = try MeetingScript.generate(seed: seed, speakerCount: config.speakerCount, turnCount: config.turnCount)
+            let script = try MeetingScript.generate(seed: seed, speakerCount: config.speakerCount, turnCount: config.turnCount,
+                                                    backchannels: config.backchannels)
             let meeting = try synthesizer.synthesize(script, seed: seed)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted]

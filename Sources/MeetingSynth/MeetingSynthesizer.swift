@@ -54,7 +54,29 @@ public struct MeetingSynthesizer: Sendable {
         var previousEnd = previousStart
         var lastEndBySpeaker: [String: Int] = [:]
         let minimumStep = samples(0.1)
+        // Backchannels are placed with a generator of their own, so the regular turns' timing is the
+        // same with or without them; they start inside the last regular turn and leave the floor to it.
+        var replyTiming = SeededRandom.derived(from: seed, purpose: 4)
+        var floor: (start: Int, end: Int)?
         for (index, turn) in script.turns.enumerated() {
+            if turn.isBackchannel {
+                let at = replyTiming.uniform(0.2 ... 0.7)
+                let held = floor ?? (previousStart, previousEnd)
+                var start = held.start + Int(Double(held.end - held.start) * at)
+                if let own = lastEndBySpeaker[turn.speaker] { start = max(start, own + minimumStep) }
+                var cursor = start
+                for (wordIndex, text) in turn.words.enumerated() {
+                    if wordIndex > 0 { cursor += samples(replyTiming.uniform(config.intraTurnGapSeconds)) }
+                    let audio = rendered[WordKey(voice: voices[turn.speaker]!, word: text)]!
+                    placements.append((cursor, audio))
+                    words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
+                                           endSeconds: Double(cursor + audio.count) / Double(rate), speaker: turn.speaker))
+                    cursor += audio.count
+                }
+                turns.append(SynthTurn(speaker: turn.speaker, startSeconds: Double(start) / Double(rate), endSeconds: Double(cursor) / Double(rate)))
+                lastEndBySpeaker[turn.speaker] = cursor
+                continue
+            }
             // Draw both candidates every time so one turn's choice does not shift later draws.
             let overlapDraw = timing.unit()
             let overlap = timing.uniform(config.overlapSeconds)
@@ -80,6 +102,7 @@ public struct MeetingSynthesizer: Sendable {
             turns.append(SynthTurn(speaker: turn.speaker, startSeconds: Double(start) / Double(rate),
                                    endSeconds: Double(cursor) / Double(rate)))
             lastEndBySpeaker[turn.speaker] = cursor
+            floor = (start, cursor)
             previousStart = start
             // Pauses count from when the floor is free: the latest end so far, not just the last turn's.
             previousEnd = max(previousEnd, cursor)

@@ -25,6 +25,12 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Probability that a turn starts before the previous one ends (overlapped speech).")
     var overlap: Double = 0.1
 
+    @Option(help: "Probability that a turn gets a backchannel (\"yeah\", \"right\": one or two words another speaker says over it without taking the floor).")
+    var backchannel: Double = 0
+
+    @Option(help: "Speakers added to each meeting who only backchannel, heard only over others (needs --backchannel; with none, participants backchannel).")
+    var listeners: Int = 0
+
     @Option(help: "Pink background noise at this signal-to-noise ratio in dB; 0 for none.")
     var noiseSNR: Double = 25
 
@@ -38,13 +44,17 @@ struct SynthCommand: ParsableCommand {
         guard (2 ... 6).contains(speakers) else { throw ValidationError("--speakers must be 2 to 6") }
         guard count >= 1, turns >= 1 else { throw ValidationError("--count and --turns must be at least 1") }
         guard (0 ... 1).contains(overlap) else { throw ValidationError("--overlap is a probability (0 to 1)") }
+        guard (0 ... 1).contains(backchannel) else { throw ValidationError("--backchannel is a probability (0 to 1)") }
+        guard listeners >= 0, speakers + listeners <= 6 else { throw ValidationError("--speakers plus --listeners must be at most 6") }
+        guard listeners == 0 || backchannel > 0 else { throw ValidationError("--listeners say only backchannels: give --backchannel too") }
     }
 
     func run() throws {
         var synth = MeetingSetConfig.defaultSynth
         synth.overlapProbability = overlap
         synth.noise = noiseSNR > 0 ? NoiseConfig(kind: .pink, snrDB: noiseSNR) : nil
-        let config = MeetingSetConfig(speakerCount: speakers, meetingCount: count, turnCount: turns, seed: seed, synth: synth)
+        let config = MeetingSetConfig(speakerCount: speakers, meetingCount: count, turnCount: turns, seed: seed, synth: synth,
+                                      backchannels: backchannel > 0 ? BackchannelPlan(probability: backchannel, listenerCount: listeners) : nil)
         let directory = URL(fileURLWithPath: output)
         let progress = ProgressReporter(command: "synth", total: count, quiet: quiet)
         do {
