@@ -66,7 +66,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; with --num-speakers no voice is made, as in speakerkit).")
     var orphanVoiceSeconds: Double?
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
-    @Option(help: "Write each file's frames (span, window, embedding, final speaker) as JSON into this folder.")
+    @Option(help: "Write each file's frames (span, window, embedding, final speaker), final turns and segmentation windows (local speakers' masks) as JSON into this folder.")
     var dump: String?
     @Flag(help: "Print every file's figures.") var verbose = false
     @Flag(help: "Also measure known-speaker false acceptance: see EnrolmentTally.") var enrolment = false
@@ -238,7 +238,9 @@ struct DiarizeBench: ParsableCommand {
                 print("\(id): DER c0.25 \(percent(der.errorRate)) (miss \(f(der.missedSeconds, 1)) s, FA \(f(der.falseAlarmSeconds, 1)) s, "
                     + "conf \(f(der.confusionSeconds, 1)) s), live \(percent(liveDER.errorRate)), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
             }
-            if let dump { try write(frames: diarizer.frames, id: id, to: dump) }
+            if let dump {
+                try write(frames: diarizer.frames, turns: hypothesis, windows: tracker?.windows ?? [], id: id, to: dump)
+            }
             if enrolment { tally.add(frames: diarizer.frames, reference: truth) }
             if knownSpeakers { trial.addProfiles(frames: diarizer.frames, reference: truth, recording: id) }
         }
@@ -289,14 +291,19 @@ struct DiarizeBench: ParsableCommand {
         }
     }
 
-    private func write(frames: [DiarizerFrame], id: String, to folder: String) throws {
+    /// One file's frames, final turns and (with the overlap pass) segmentation windows, for analysis.
+    private func write(frames: [DiarizerFrame], turns: [SpeakerSegment], windows: [LocalActivityWindow], id: String, to folder: String) throws {
         let rows: [[String: Any]] = frames.map { frame in
             var row: [String: Any] = ["start": frame.startSeconds, "end": frame.endSeconds, "window": frame.windowSeconds]
             if let embedding = frame.embedding { row["embedding"] = embedding.map(Double.init) }
             if let speaker = frame.speaker { row["speaker"] = Int(speaker) }
             return row
         }
-        let data = try JSONSerialization.data(withJSONObject: ["id": id, "frames": rows])
+        let turnRows: [[String: Any]] = turns.map { ["speaker": $0.speaker, "start": $0.startSeconds, "end": $0.endSeconds] }
+        let windowRows: [[String: Any]] = windows.map {
+            ["first_centre": $0.firstCentreSeconds, "step": $0.frameStepSeconds, "masks": $0.activeMasks.map(Int.init)]
+        }
+        let data = try JSONSerialization.data(withJSONObject: ["id": id, "frames": rows, "turns": turnRows, "windows": windowRows])
         try data.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("\(id).json")))
     }
 
