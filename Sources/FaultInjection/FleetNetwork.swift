@@ -193,11 +193,7 @@ final class FleetChild: @unchecked Sendable { // `process` is set once by start(
         let started = try await parent.run { () throws -> Subprocess in
             var configuration = Subprocess.Configuration(executable: argv[0], arguments: Array(argv.dropFirst()), environment: environment)
             configuration.workingDirectory = "/"
-            let handle = try LogFile.openForAppending(logFile)
-            defer { try? handle.close() }
-            configuration.standardOutput = .descriptor(handle.fileDescriptor)
-            configuration.standardError = .standardOutput
-            return try Subprocess(configuration)
+            return try Subprocess(configuration, appendingOutputTo: logFile)
         }
         process = started
     }

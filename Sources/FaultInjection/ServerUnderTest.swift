@@ -76,15 +76,8 @@ public final class ServerUnderTest: @unchecked Sendable {
         let log = logFile
         // Spawned from a thread that lives as long as this object (see ParentThread).
         let started = try await parent.run { () throws -> Subprocess in
-            var configuration = Subprocess.Configuration(executable: executable.path, arguments: arguments, environment: environment)
-            guard let log else {
-                return try Subprocess(configuration)
-            }
-            let handle = try LogFile.openForAppending(log)
-            defer { try? handle.close() }
-            configuration.standardOutput = .descriptor(handle.fileDescriptor)
-            configuration.standardError = .standardOutput
-            return try Subprocess(configuration)
+            let configuration = Subprocess.Configuration(executable: executable.path, arguments: arguments, environment: environment)
+            return try log.map { try Subprocess(configuration, appendingOutputTo: $0) } ?? Subprocess(configuration)
         }
         process = started
         let deadline = ContinuousClock.now + .seconds(timeoutSeconds)

@@ -63,7 +63,7 @@ struct EspeakRenderer: Sendable {
         }
         let data = done.standardOutput
         guard done.exit.succeeded else {
-            throw SynthError(.espeakFailed, "espeak-ng ended with \(done.exit) for '\(key.word)' (\(key.voice.voice))")
+            throw SynthError(.espeakFailed, "espeak-ng ended with \(done.exit) for '\(key.word)' (\(key.voice.voice)): \(done.standardErrorText.prefix(300))")
         }
         return try WordTrimmer.word(fromWAV: data, word: key.word, voice: key.voice.voice, engine: "espeak-ng",
                                     config: config, failure: .espeakFailed)

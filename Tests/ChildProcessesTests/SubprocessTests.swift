@@ -81,6 +81,17 @@ import Testing
         #expect(done.standardError.isEmpty)
     }
 
+    @Test func aLogIsAppendedToByEveryChildGivenIt() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("subprocess-log-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        for word in ["first", "second"] {
+            let child = try Subprocess(Subprocess.Configuration(executable: "/bin/sh", arguments: ["-c", "echo \(word); echo \(word)-err >&2"]),
+                                       appendingOutputTo: log)
+            #expect(child.waitUntilExit().succeeded)
+        }
+        #expect(try String(contentsOf: log, encoding: .utf8) == "first\nfirst-err\nsecond\nsecond-err\n")
+    }
+
     @Test func aMissingExecutableIsASpawnError() {
         #expect {
             _ = try Subprocess(Subprocess.Configuration(executable: "/nonexistent/speakersync-tool"))
