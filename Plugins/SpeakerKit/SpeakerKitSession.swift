@@ -28,6 +28,8 @@ final class SpeakerKitSession: PluginProviderSession {
     private var held: [DiarizerTurn] = []
     /// Added turns' ids: far above the diarizer's (which count up from 1), so they never meet.
     static let overlapTurnIDBase: UInt64 = 1 << 62
+    /// The ids of the further pieces of a turn split by `trimSilences`: between the diarizer's and the overlap pass's.
+    static let trimmedPieceIDBase: UInt64 = 1 << 61
     /// Added turns carry this confidence: the model's decision is binary, and the speaker's name is
     /// inferred from the window's other frames, so they rank below the diarizer's own turns.
     static let overlapTurnConfidence: Float = 0.5
@@ -139,6 +141,7 @@ final class SpeakerKitSession: PluginProviderSession {
         }
         held += takeDiarizerTurns()
         if let windows {
+            trimSilences(windows)
             let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             let orphanVoice = diarizer.orphanVoice(finalSpeakers: Set(final.map(\.speaker)))
             for (index, span) in OverlapTurns.added(to: final, windows: windows, orphanVoice: orphanVoice).enumerated() {
@@ -150,6 +153,34 @@ final class SpeakerKitSession: PluginProviderSession {
             "speakers": "\(diarizer.speakersWithTurns.count)", "embedded_frames": "\(diarizer.embeddedFrameCount)",
             "shed_frames": "\(diarizer.shedFrameCount)", "overlap_turns": "\(held.filter { $0.id >= Self.overlapTurnIDBase }.count)",
         ])
+    }
+
+    /// Cuts from the published turns the silence both the loudness track and the segmentation hear
+    /// (`SilenceTrim`, docs/speakerkit.md step 8): a turn's first piece keeps its id and is sent as a
+    /// revision, further pieces get new ids, a turn with nothing left is removed.
+    private func trimSilences(_ windows: [LocalActivityWindow]) {
+        let silences = diarizer.agreedSilences(windows: windows)
+        guard !silences.isEmpty else { return }
+        var nextID = Self.trimmedPieceIDBase
+        for turn in published.values.sorted(by: { $0.id < $1.id }) {
+            let whole = OverlapTurns.Span(speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds)
+            let pieces = SilenceTrim.pieces(of: whole, silences: silences)
+            guard pieces != [whole] else { continue }
+            guard !pieces.isEmpty else {
+                published[turn.id] = nil
+                held.append(DiarizerTurn(id: turn.id, speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds,
+                                         confidence: turn.confidence, isRemoved: true))
+                continue
+            }
+            for (index, piece) in pieces.enumerated() {
+                let id = index == 0 ? turn.id : nextID
+                if index > 0 { nextID += 1 }
+                let revised = DiarizerTurn(id: id, speaker: turn.speaker, startSeconds: piece.startSeconds, endSeconds: piece.endSeconds,
+                                           confidence: turn.confidence)
+                published[id] = revised
+                held.append(revised)
+            }
+        }
     }
 
     func profile(of speaker: Int32) -> (embedding: [Float], seconds: Double)? {

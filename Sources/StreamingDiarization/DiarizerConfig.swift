@@ -55,6 +55,11 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// over, not tuned: the calibration meetings have no such voice (their unnamed local speakers talk
     /// 1.7 s at most in a meeting), docs/accuracy.md "A voice heard only over others".
     public var orphanVoiceSeconds: Double = 4
+    /// At finalize, cut from the turns every stretch of at least `speakerChangePauseSeconds` that both
+    /// the loudness track (a pause, as at a change of speaker) and the overlap pass's segmentation (no
+    /// local speaker) hear as silence (`SilenceTrim`); needs the segmentation's windows. Decided on the
+    /// calibration meetings only: every one improved (docs/accuracy.md, "Silence both detectors hear").
+    public var silenceTrim = true
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Where two speakers' turns meet inside one stretch of speech, a pause at least this long and

@@ -65,6 +65,8 @@ struct DiarizeBench: ParsableCommand {
     var fillMissed = false
     @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; with --num-speakers no voice is made, as in speakerkit).")
     var orphanVoiceSeconds: Double?
+    @Option(name: .customLong("silence-trim"), help: "Override DiarizerConfig.default.silenceTrim (1: cut the silence both the loudness track and the segmentation hear from the turns before the overlap pass, as speakerkit does; 0: not).")
+    var silenceTrim: Int?
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker), final turns and segmentation windows (local speakers' masks) as JSON into this folder.")
     var dump: String?
@@ -99,6 +101,7 @@ struct DiarizeBench: ParsableCommand {
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
         if let liveReclusterSeconds { config.liveReclusterSeconds = liveReclusterSeconds }
         if let orphanVoiceSeconds { config.orphanVoiceSeconds = orphanVoiceSeconds }
+        if let silenceTrim { config.silenceTrim = silenceTrim != 0 }
         if segmentedSplit { config.segmentedVoiceSplit = true }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
@@ -194,8 +197,8 @@ struct DiarizeBench: ParsableCommand {
             let truth = reference[id] ?? []
             let spans = scored?[id]
             /// The final turns with the overlap pass's spans added, scored at collar 0.25 and 0.
-            func augmentedScores(_ added: [OverlapTurns.Span]) -> (segments: [SpeakerSegment], der: DERComponents, derC0: DERComponents) {
-                let segments = hypothesis + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+            func augmentedScores(_ added: [OverlapTurns.Span], base: [SpeakerSegment]) -> (segments: [SpeakerSegment], der: DERComponents, derC0: DERComponents) {
+                let segments = base + added.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 return (segments, DiarizationErrorRate.score(reference: truth, hypothesis: segments, uem: spans, config: DERConfig(collarSeconds: 0.25)),
                         DiarizationErrorRate.score(reference: truth, hypothesis: segments, uem: spans, config: DERConfig(collarSeconds: 0)))
             }
@@ -209,9 +212,15 @@ struct DiarizeBench: ParsableCommand {
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
             if found == expected { exactCounts += 1 }
             if let tracker {
-                let turnSpans = turns.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+                // As speakerkit's finalize: the silence both detectors hear cut from the turns first.
+                let silences = diarizer.agreedSilences(windows: tracker.windows)
+                let turnSpans = turns.values.flatMap {
+                    SilenceTrim.pieces(of: OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds),
+                                       silences: silences)
+                }
+                let trimmedHypothesis = turnSpans.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 let added = OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed)
-                let (augmented, scoredAgain, scoredAgainC0) = augmentedScores(added)
+                let (augmented, scoredAgain, scoredAgainC0) = augmentedScores(added, base: trimmedHypothesis)
                 withOverlap = withOverlap + scoredAgain
                 withOverlapC0 = withOverlapC0 + scoredAgainC0
                 if Set(augmented.map(\.speaker)).count == expected { overlapExact += 1 }
@@ -219,7 +228,8 @@ struct DiarizeBench: ParsableCommand {
                     // The voice as speakerkit makes it (none with --num-speakers).
                     let orphan = diarizer.orphanVoice(finalSpeakers: Set(turnSpans.map(\.speaker)))
                     let (withVoice, scoredOrphan, scoredOrphanC0) = augmentedScores(
-                        OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan))
+                        OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan),
+                        base: trimmedHypothesis)
                     withOrphan = withOrphan + scoredOrphan
                     withOrphanC0 = withOrphanC0 + scoredOrphanC0
                     let voices = Set(withVoice.map(\.speaker)).count
