@@ -75,8 +75,7 @@ public final class StreamingDiarizer {
     /// finalize): evidence of two voices inside one cluster (`splitOffSegmentedVoice`). Empty: none.
     public var localActivity: [LocalActivityWindow] = []
     /// Windows of shed frames kept for finalize (`DiarizerConfig.shedRetentionSeconds`), 16-bit.
-    var retainedWindows: [(region: Int, frame: Int, samples: [Int16])] = []
-    var retainedSampleCount = 0
+    var shedAudio: ShedAudio
 
     public init(config: DiarizerConfig = .default, hint: SpeakerCountHint = .none, detector: any SpeechDetector,
                 embedder: any SpeakerEmbedder, speakers: SpeakerManager, logger: Logger) {
@@ -88,6 +87,7 @@ public final class StreamingDiarizer {
         self.logger = logger
         audio = AudioHistory(capacitySamples: Int(config.audioHistorySeconds * Double(config.sampleRate)))
         loudness = LoudnessTrack(sampleRate: config.sampleRate)
+        shedAudio = ShedAudio(capacitySamples: Int(config.shedRetentionSeconds * Double(config.sampleRate)))
         var enrolled: [Int32: [Float]] = [:]
         for speaker in speakers.getSpeakerList() where speaker.isPermanent {
             if let id = Int32(speaker.id) { enrolled[id] = speaker.currentEmbedding }
@@ -274,7 +274,7 @@ public final class StreamingDiarizer {
             if embeddingStride > 1, item.frame % embeddingStride != 0,
                regions[item.region].isOpen || item.frame < regions[item.region].frames.count - 1 {
                 shedFrameCount += 1
-                retain(region: item.region, frame: item.frame, window: window)
+                shedAudio.retain(region: item.region, frame: item.frame, startSample: Int(item.start * rate), window: window)
                 continue
             }
             round.slots.append((item.region, item.frame))
@@ -287,25 +287,15 @@ public final class StreamingDiarizer {
         return round
     }
 
-    /// Keeps a shed frame's window for finalize, while the session's allowance lasts.
-    private func retain(region: Int, frame: Int, window: [Float]) {
-        guard Double(retainedSampleCount + window.count) <= config.shedRetentionSeconds * Double(config.sampleRate) else { return }
-        retainedSampleCount += window.count
-        retainedWindows.append((region, frame, window.map(PCMDecoding.quantizeS16)))
-    }
-
     /// Finalize: the kept windows of shed frames get their embeddings (no online decision: the
     /// re-clustering labels them), in batches of a few.
     private func embedRetainedWindows() throws {
-        defer {
-            retainedWindows.removeAll()
-            retainedSampleCount = 0
-        }
+        defer { shedAudio.removeAll() }
         // A frame the VAD's later decision trimmed off its region is gone: nothing to label.
-        let kept = retainedWindows.filter { $0.frame < regions[$0.region].frames.count }
+        let kept = shedAudio.frames.filter { $0.frame < regions[$0.region].frames.count }
         for start in stride(from: 0, to: kept.count, by: 8) {
             let batch = kept[start ..< min(kept.count, start + 8)]
-            let embeddings = try embed(batch.map { kept in kept.samples.map { Float($0) / 32_768 } })   // PCMDecoding's scale
+            let embeddings = try embed(batch.map { shedAudio.window(of: $0) })
             for (kept, embedding) in zip(batch, embeddings) { regions[kept.region].frames[kept.frame].embedding = embedding }
             embeddedFrameCount += batch.count
         }
