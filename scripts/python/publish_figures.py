@@ -74,7 +74,7 @@ def figures(folder):
         past = f", about {full_quality} sessions here" if full_quality else ""
         capacity += (f" (load shedding on, the server's default: past its capacity{past}, speakerkit embeds fewer frames "
                      f"live and its overlap segmentation waits for idle CPU; finalize does what was left, up to 120 s of "
-                     f"shed windows per session, and a session whose segmentation falls 60 s behind gives its overlap "
+                     f"the shed frames' audio per session, and a session whose segmentation falls 60 s behind gives its overlap "
                      f"pass up, so long sessions past capacity get coarser final labels; PostgreSQL's CPU is not counted)")
     source = f"measured {date} at {commit} by scripts/publish-figures; reports in docs/measured/, context in docs/benchmarks.md"
     return accuracy, capacity, source
