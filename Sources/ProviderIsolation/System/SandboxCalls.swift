@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CProviderProcess
 
-/// The raw calls of the provider sandbox (provider_sandbox.c), each a -1/errno return turned into a
+/// The raw calls of the provider sandbox (provider_sandbox.c, provider_seccomp.c), each a -1/errno return turned into a
 /// thrown `SystemCallError`. `ProviderSandbox` decides what to call and in which order.
 extension Syscall {
     /// Empties the capability bounding set of the calling thread (threads it starts later inherit it).
