@@ -30,15 +30,17 @@ def overlap_seconds(start, end, others):
 def main():
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)
-    talk = collections.defaultdict(lambda: collections.defaultdict(float))
     turns = collections.defaultdict(list)  # recording → [(speaker, start, end)]
     with open(sys.argv[1], encoding="utf-8") as handle:
         for line in handle:
             fields = line.split()
             if len(fields) >= 8 and fields[0] == "SPEAKER":
-                talk[fields[1]][fields[7]] += float(fields[4])
                 start = float(fields[3])
                 turns[fields[1]].append((fields[7], start, start + float(fields[4])))
+    talk = collections.defaultdict(lambda: collections.defaultdict(float))  # recording → speaker → seconds
+    for recording, spans in turns.items():
+        for who, start, end in spans:
+            talk[recording][who] += end - start
     with open(sys.argv[2], encoding="utf-8") as handle:
         files = json.load(handle)["files"]
     exact = 0
@@ -47,10 +49,10 @@ def main():
     overlapped = 0.0
     for entry in files:
         found, reference = entry["speakers_found"], entry["speakers_reference"]
-        seconds = sorted(talk[entry["id"]].values(), reverse=True)
+        ranked = sorted(talk[entry["id"]], key=lambda name: -talk[entry["id"]][name])
+        seconds = [talk[entry["id"]][name] for name in ranked]
         exact += found == reference
         missed += seconds[found:]
-        ranked = sorted(talk[entry["id"]], key=lambda name: -talk[entry["id"]][name])
         for name in ranked[found:]:
             own = [(a, b) for who, a, b in turns[entry["id"]] if who == name]
             others = [(a, b) for who, a, b in turns[entry["id"]] if who != name]
