@@ -95,8 +95,9 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// The windows of frames shed under load (`StreamingDiarizer.embeddingStride`) are kept, as 16-bit
     /// audio, for finalize to embed, so the final labels are as good as without shedding; at most this
     /// many seconds of distinct audio per session (120 s: 3.8 MB; `ShedAudio` keeps the union of the
-    /// windows, which overlap). Frames shed beyond it keep their neighbours' labels at finalize too. Measured: shedding every other frame with nothing kept
-    /// doubles final DER (sample 10.0 → 21.0 % with the count given, docs/benchmarks.md).
+    /// windows, which overlap). Frames shed beyond it keep their neighbours' labels at finalize too.
+    /// Measured: shedding every other frame with nothing kept doubles final DER (sample 10.0 → 21.0 %
+    /// with the count given, docs/benchmarks.md).
     public var shedRetentionSeconds: Double = 120
     /// Frames are embedded once this many are waiting (or their speech ended). 1 by default: a frame
     /// is embedded as soon as its look-ahead is in. With 2 (the default until issue 31) every other
