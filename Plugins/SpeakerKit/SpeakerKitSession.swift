@@ -59,6 +59,7 @@ final class SpeakerKitSession: PluginProviderSession {
 
     func push(_ samples: UnsafeBufferPointer<Float>) throws(PluginFailure) {
         adjustStride(forPushOf: samples.count)
+        hearSegmentation()
         let audio = Array(samples)
         do {
             try diarizer.push(audio)
@@ -85,6 +86,7 @@ final class SpeakerKitSession: PluginProviderSession {
                      embedder: any SpeakerEmbedder) -> [PluginFailure?] {
         let audio = items.map { item in
             item.session.adjustStride(forPushOf: item.samples.count)
+            item.session.hearSegmentation()
             return Array(item.samples)
         }
         let errors = DiarizerBatch.push(zip(items, audio).map { ($0.session.diarizer, $1) }, embedder: embedder)
@@ -101,6 +103,19 @@ final class SpeakerKitSession: PluginProviderSession {
     private var audioSeconds = 0.0
     private let startedAt = Date()
     private var isFasterThanRealTime: Bool { audioSeconds > 3 * Date().timeIntervalSince(startedAt) + 10 }
+
+    /// Segmentation windows the worker has finished since the last push go to the diarizer before this
+    /// one: each may raise its live passes' count floor (`StreamingDiarizer.heard(_:)`). A worker
+    /// behind by a window or two only delays the floor; a pass given up leaves the floor where it was.
+    private func hearSegmentation() {
+        guard let overlap else { return }
+        let windows = overlap.windows(after: heardWindowCount)
+        for window in windows { diarizer.heard(window) }
+        heardWindowCount += windows.count
+    }
+
+    /// Windows already given to `hearSegmentation`'s diarizer.
+    private var heardWindowCount = 0
 
     /// Load shedding's step for the push of `sampleCount` samples now starting.
     func adjustStride(forPushOf sampleCount: Int) {

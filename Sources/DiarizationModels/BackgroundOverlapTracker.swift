@@ -17,7 +17,8 @@ import StreamingDiarization
 ///   machine is too busy to spare the worker anything and waiting would hold its labels back: it
 ///   degrades, it never holds labels or memory back.
 ///
-/// `@unchecked Sendable`: `tracker` is fed by one thread at a time: a worker job while `isRunning`, or
+/// `@unchecked Sendable`: `tracker` (and `finishedCount`, its windows already copied out) is used by one
+/// thread at a time: a worker job while `isRunning`, or
 /// `finish` after it has waited for `isRunning` to clear and set `isFinishing`; every other stored
 /// property is read and written only with `condition` locked.
 public final class BackgroundOverlapTracker: @unchecked Sendable {
@@ -32,11 +33,25 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
     private var isRunning = false
     private var isFinishing = false
     private var failureReason: String?
+    /// The windows the worker has finished, copied out of `tracker` after each job so the session's
+    /// thread can read them live (`windows(after:)`) without touching the tracker the worker feeds.
+    private var finishedWindows: [LocalActivityWindow] = []
+    /// `tracker.windows.count` when the last job ended; read and written by the job holding `isRunning`.
+    private var finishedCount = 0
 
     public init(segmenter: any LocalActivitySegmenter, worker: LowPriorityWorker, logger: Logger) {
         tracker = OverlapTracker(segmenter: segmenter)
         self.worker = worker
         self.logger = logger
+    }
+
+    /// The windows finished live beyond the first `count`, for the live passes' count floor
+    /// (`StreamingDiarizer.heard(_:)`). Empty once the pass is given up or finalize has begun.
+    public func windows(after count: Int) -> ArraySlice<LocalActivityWindow> {
+        condition.lock()
+        defer { condition.unlock() }
+        guard failureReason == nil, !isFinishing, count < finishedWindows.count else { return [] }
+        return finishedWindows[count...]
     }
 
     /// Why the pass was given up for this session (nil while it runs).
@@ -81,7 +96,11 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
         condition.unlock()
         var failed: String?
         do { try tracker.push(samples) } catch { failed = "\(error)" }
+        // Read while `isRunning` still holds the tracker for this thread; published under the lock.
+        let newWindows = tracker.windows.count > finishedCount ? Array(tracker.windows[finishedCount...]) : []
+        finishedCount = tracker.windows.count
         condition.lock()
+        finishedWindows += newWindows
         isRunning = false
         pendingSamples -= samples.count
         if let failed { failureReason = failed }

@@ -9,7 +9,9 @@ import StreamingDiarization
 /// at finalize: `offline_clustering` (`smoothed_kmeans` or `agglomerative`), `switch_penalty`,
 /// `minimum_count_gain`, `uncounted_voice_seconds` and `uncounted_voice_margin` (the search for a voice
 /// the count missed), `enrolled_speaker_threshold` (the finalize check on enrolled names), and
-/// `live_recluster_seconds` (finalize's re-clustering run live early in the session; 0: off).
+/// `live_recluster_seconds` (finalize's re-clustering run live early in the session; 0: off), and
+/// `live_solo_seconds` (the solo speech a segmentation window's voice needs to raise the live passes'
+/// count floor; 0: no floor).
 ///
 /// Strict, as the energy plugin is: a key it does not know is refused with the list of known keys, so a
 /// typo (`num_speaker`) fails the start instead of silently running with the defaults; integers must be
@@ -24,7 +26,7 @@ public struct DiarizerOptions: Sendable {
         "uncounted_voice_seconds", "uncounted_voice_margin", "segmented_voice_split", "orphan_voice_seconds",
         "silence_trim",
         "window_seconds", "frame_seconds", "minimum_batch", "analysis_block_seconds",
-        "live_recluster_seconds",
+        "live_recluster_seconds", "live_solo_seconds",
     ]
 
 
@@ -89,6 +91,7 @@ public struct DiarizerOptions: Sendable {
         if let value = try integer("minimum_batch", 1 ... 8) { config.minimumBatch = value }
         if let value = try distance("analysis_block_seconds", 0 ... 1) { config.analysisBlockSeconds = value }
         if let value = try distance("live_recluster_seconds", 0 ... 300) { config.liveReclusterSeconds = value }
+        if let value = try distance("live_solo_seconds", 0 ... 10) { config.liveSoloSpeakerSeconds = value }
         for (key, range) in extraKeys {
             if let value = try distance(key, range) { extra[key] = value }
         }

@@ -15,6 +15,14 @@ public struct LocalActivityWindow: Sendable, Equatable {
     }
 
     public func centreSeconds(frame: Int) -> Double { firstCentreSeconds + Double(frame) * frameStepSeconds }
+
+    /// How many local speakers talk alone (their bit the frame's only one) for at least `minimumSeconds`
+    /// each in this window: people the model tells apart inside one window, overlap left out.
+    public func soloSpeakerCount(minimumSeconds: Double) -> Int {
+        var soloFrames = [Int](repeating: 0, count: 8)
+        for mask in activeMasks where mask != 0 && mask & (mask - 1) == 0 { soloFrames[mask.trailingZeroBitCount] += 1 }
+        return soloFrames.filter { Double($0) * frameStepSeconds >= minimumSeconds }.count
+    }
 }
 
 /// Where a one-speaker-at-a-time diarizer's turns miss a second voice, a segmentation model that hears

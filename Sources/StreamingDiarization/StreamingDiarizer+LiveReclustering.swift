@@ -23,10 +23,24 @@ extension StreamingDiarizer {
         let first = config.liveReclusterSeconds
         guard first > 0, !isFinalized else { return }
         let seconds = Double(embeddedFrameCount) * config.frameSeconds
-        guard seconds >= nextLiveReclusterSeconds ?? first, seconds <= config.liveReclusterUntilSeconds else { return }
-        nextLiveReclusterSeconds = max(seconds + first, seconds * config.liveReclusterGrowth)
+        guard seconds <= config.liveReclusterUntilSeconds else { return }
+        // A window that heard more voices than the online speakers hold calls a pass at once, rather than
+        // at the next mark: those people are being published under one name until then.
+        let heardMore = segmentedSpeakerFloor > floorAtLastLivePass && segmentedSpeakerFloor > speakers.speakerCount
+        guard seconds >= nextLiveReclusterSeconds ?? first || heardMore else { return }
+        if seconds >= nextLiveReclusterSeconds ?? first { nextLiveReclusterSeconds = max(seconds + first, seconds * config.liveReclusterGrowth) }
+        floorAtLastLivePass = segmentedSpeakerFloor
         try recluster(live: true)
         liveReclusterCount += 1
+    }
+
+    /// A window of the overlap pass's segmentation, finished while the session runs: the voices it hears
+    /// alone (`LocalActivityWindow.soloSpeakerCount`) raise the next live passes' lower bound on the
+    /// count (`DiarizerConfig.liveSoloSpeakerSeconds`). Finalize takes no floor from it: its count is
+    /// decided over the whole session, where the segmented split did not carry to the report sets.
+    public func heard(_ window: LocalActivityWindow) {
+        guard config.liveSoloSpeakerSeconds > 0, !isFinalized else { return }
+        segmentedSpeakerFloor = max(segmentedSpeakerFloor, window.soloSpeakerCount(minimumSeconds: config.liveSoloSpeakerSeconds))
     }
 
     /// The online speakers take the clusters' shape (see the type's comment). An enrolled person's

@@ -26,7 +26,9 @@ extension StreamingDiarizer {
             kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
             let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
             let smoothedKMeans = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
-            labels = smoothedKMeans.cluster(minClusters: hint.lowerBound ?? 1, maxClusters: hint.upperBound).labels
+            // Live, at least the voices one segmentation window heard (never past the hint's maximum).
+            let heardFloor = live ? min(segmentedSpeakerFloor, hint.upperBound ?? Int.max) : 0
+            labels = smoothedKMeans.cluster(minClusters: max(hint.lowerBound ?? 1, heardFloor), maxClusters: hint.upperBound).labels
             clustering = smoothedKMeans
         case .agglomerative:
             (items, labels) = agglomerativeItems()

@@ -60,6 +60,11 @@ public final class StreamingDiarizer {
     var nextLiveReclusterSeconds: Double?
     /// Live re-clusterings run so far.
     public internal(set) var liveReclusterCount = 0
+    /// The most voices one finished segmentation window has heard alone so far (`heard(_:)`): a live
+    /// re-clustering's lower bound on the count. 0: no window yet, or the floor is off.
+    public internal(set) var segmentedSpeakerFloor = 0
+    /// `segmentedSpeakerFloor` when the last live pass ran: a floor raised since then calls the next one.
+    var floorAtLastLivePass = 0
     /// Enrolled people (permanent known speakers) as they were loaded, for the check at finalize.
     let enrolledProfiles: [Int32: [Float]]
 

@@ -51,6 +51,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("uncounted-voice-margin"), help: "Override DiarizerConfig.default.uncountedVoiceMargin (0: no search for a voice the count missed).") var uncountedVoiceMargin: Float?
     @Option(name: .customLong("uncounted-voice-seconds"), help: "Override DiarizerConfig.default.uncountedVoiceSeconds.") var uncountedVoiceSeconds: Double?
     @Option(name: .customLong("live-recluster-seconds"), help: "Override DiarizerConfig.default.liveReclusterSeconds (0: no live re-clustering).") var liveReclusterSeconds: Double?
+    @Option(name: .customLong("live-solo-seconds"), help: "Override DiarizerConfig.default.liveSoloSpeakerSeconds (0: live passes take no count floor from the segmentation's windows).") var liveSoloSeconds: Double?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
     @Option(name: .customLong("vad-threshold"), help: "Override VADConfig.default.threshold.") var vadThreshold: Float?
@@ -100,6 +101,7 @@ struct DiarizeBench: ParsableCommand {
         if let uncountedVoiceMargin { config.uncountedVoiceMargin = uncountedVoiceMargin }
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
         if let liveReclusterSeconds { config.liveReclusterSeconds = liveReclusterSeconds }
+        if let liveSoloSeconds { config.liveSoloSpeakerSeconds = liveSoloSeconds }
         if let orphanVoiceSeconds { config.orphanVoiceSeconds = orphanVoiceSeconds }
         if let silenceTrim { config.silenceTrim = silenceTrim != 0 }
         if segmentedSplit { config.segmentedVoiceSplit = true }
@@ -173,8 +175,11 @@ struct DiarizeBench: ParsableCommand {
                 if let tracker {
                     // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
                     let segmentationStarted = threadCPUSeconds()
+                    let finished = tracker.windows.count
                     try tracker.push(piece)
                     segmentationCPU += threadCPUSeconds() - segmentationStarted
+                    // The windows this piece finished reach the diarizer before its next push, as the plugin's do.
+                    for window in tracker.windows[finished...] { diarizer.heard(window) }
                 }
             }
             if let tracker {

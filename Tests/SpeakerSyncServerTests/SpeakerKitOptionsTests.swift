@@ -19,6 +19,7 @@ import Testing
         (#"{"offline_clustering": "spectral"}"#, "offline_clustering must be one of: smoothed_kmeans, agglomerative"),
         (#"{"uncounted_voice_margin": 1.5}"#, "uncounted_voice_margin must be a number in 0.0...1.0"),
         (#"{"live_recluster_seconds": -1}"#, "live_recluster_seconds must be a number in 0.0...300.0"),
+        (#"{"live_solo_seconds": 11}"#, "live_solo_seconds must be a number in 0.0...10.0"),
         (#"{"overlap": 2}"#, "overlap must be a number in 0.0...1.0"),
         (#"{"overlap": "yes"}"#, "overlap must be a number in 0.0...1.0"),
     ])
@@ -40,7 +41,7 @@ import Testing
              "speaker_change_pause_decibels": 25, "minimum_stretch_frames": 2, "uncounted_voice_seconds": 4,
              "uncounted_voice_margin": 0.12, "window_seconds": 1.5,
              "frame_seconds": 0.5, "minimum_batch": 3, "analysis_block_seconds": 0.5, "live_recluster_seconds": 10,
-             "overlap": false, "segmented_voice_split": 1}
+             "live_solo_seconds": 1, "overlap": false, "segmented_voice_split": 1}
             """
         let instance = try plugins.makeInstance(providerID: "speakerkit", sessionID: "s", optionsJSON: options)
         let exact = try plugins.makeInstance(providerID: "speakerkit", sessionID: "t", optionsJSON: #"{"num_speakers": 2}"#)

@@ -36,7 +36,8 @@ import Testing
     }
 
     func run(liveReclusterSeconds: Double, untilSeconds: Double = DiarizerConfig.default.liveReclusterUntilSeconds,
-             known: [Speaker] = [], audio: [Float]? = nil) throws -> Run {
+             known: [Speaker] = [], audio: [Float]? = nil, soloSeconds: Double = 1,
+             hearing: [(atSeconds: Double, window: LocalActivityWindow)] = []) throws -> Run {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 0.5
         let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
@@ -44,6 +45,7 @@ import Testing
         var config = DiarizerConfig.default
         config.liveReclusterSeconds = liveReclusterSeconds
         config.liveReclusterUntilSeconds = untilSeconds
+        config.liveSoloSpeakerSeconds = soloSeconds
         let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(),
                                          speakers: manager, logger: Self.logger)
         var result = Run()
@@ -59,7 +61,10 @@ import Testing
         }
         let audio = audio ?? meeting
         // 100 ms chunks, as a device sends them.
+        var hearing = hearing
         for start in stride(from: 0, to: audio.count, by: 1600) {
+            // A segmentation window reaches the diarizer before the first push past its time, as the plugin's do.
+            while let next = hearing.first, next.atSeconds * 16_000 <= Double(start) { diarizer.heard(hearing.removeFirst().window) }
             try diarizer.push(Array(audio[start ..< min(audio.count, start + 1600)]))
             take(diarizer.pullTurns())
         }
@@ -108,6 +113,50 @@ import Testing
         #expect(result.firstSpeaker(at: 26.5) == 1000, "labelled live as the earlier session's speaker")
         #expect(result.finalSpeaker(at: 26.5) == 1000)
         #expect(result.firstSpeaker(at: 21.5) != result.firstSpeaker(at: 15.5), "the pass was taken: Y has a name of its own")
+    }
+
+    /// A segmentation window over 0–10 s: local speaker 0 alone for its first `first` seconds, local
+    /// speaker 1 alone for the next `second` (59 frames a second, segmentation-3.0's step).
+    func window(first: Double, second: Double) -> LocalActivityWindow {
+        let step = 10.0 / 589
+        let masks = (0 ..< 589).map { frame -> UInt8 in
+            let seconds = Double(frame) * step
+            return seconds < first ? 1 : seconds < first + second ? 2 : 0
+        }
+        return LocalActivityWindow(firstCentreSeconds: step / 2, frameStepSeconds: step, activeMasks: masks)
+    }
+
+    @Test func aWindowThatHearsTwoVoicesAloneCallsAPassThatSeparatesThem() throws {
+        // No pass on schedule (100 s of speech never comes): only the window can call one. It hears X
+        // (0.5–6.5 s) and Y (6.5–10 s) alone, and reaches the diarizer at 10.5 s.
+        let heard = [(atSeconds: 10.5, window: window(first: 6, second: 3.5))]
+        let on = try run(liveReclusterSeconds: 100, hearing: heard)
+        let off = try run(liveReclusterSeconds: 100, soloSeconds: 0, hearing: heard)
+        #expect(off.passes == 0)
+        #expect(off.firstSpeaker(at: 15.5) == off.firstSpeaker(at: 21.5), "without the floor the voices share a label live")
+        #expect(on.passes == 1)
+        let x = try #require(on.firstSpeaker(at: 15.5)), y = try #require(on.firstSpeaker(at: 21.5))
+        #expect(x != y, "after the pass, Y's second turn is published under Y's own name")
+        #expect(on.firstSpeaker(at: 3.5) == x)
+        #expect(on.speakerCount == off.speakerCount, "final labels do not depend on it")
+    }
+
+    @Test func aWindowHearingNoMoreVoicesThanTheOnlineSpeakersCallsNoPass() throws {
+        // Y alone for 0.5 s: under the 1 s a voice needs, so the window hears one voice, which the
+        // online speakers already hold.
+        let result = try run(liveReclusterSeconds: 100, hearing: [(atSeconds: 10.5, window: window(first: 6, second: 0.5))])
+        #expect(result.passes == 0)
+        #expect(result.firstSpeaker(at: 15.5) == result.firstSpeaker(at: 21.5))
+    }
+
+    @Test func theSoloCountLeavesOverlapOutAndNeedsTheSecondsGiven() {
+        let step = 0.5
+        // Speaker 0 alone for 1.5 s, speakers 0 and 1 together for 2 s, speaker 2 alone for 0.5 s.
+        let masks: [UInt8] = [1, 1, 1, 3, 3, 3, 3, 4, 0]
+        let window = LocalActivityWindow(firstCentreSeconds: 0.25, frameStepSeconds: step, activeMasks: masks)
+        #expect(window.soloSpeakerCount(minimumSeconds: 1) == 1)
+        #expect(window.soloSpeakerCount(minimumSeconds: 0.5) == 2)
+        #expect(window.soloSpeakerCount(minimumSeconds: 2) == 0)
     }
 
     @Test func noPassRunsPastItsLimit() throws {
