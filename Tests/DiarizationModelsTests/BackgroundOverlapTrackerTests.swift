@@ -100,6 +100,25 @@ final class CentreSampleSegmenter: LocalActivitySegmenter {
         #expect(windows.count == 3)
     }
 
+    /// The windows the worker finishes reach the session's thread live (the live passes' count floor),
+    /// each from where the caller left off, and none once finalize has begun.
+    @Test func finishedWindowsAreHandedOutLiveFromWhereTheCallerLeftOff() throws {
+        let worker = LowPriorityWorker(name: "test-low")
+        let background = BackgroundOverlapTracker(segmenter: CentreSampleSegmenter(), worker: worker, logger: Self.logger)
+        let direct = try Self.feed(background, pieceSamples: 7)
+        // The worker runs jobs in order: once this one has run, every piece pushed before it has been segmented.
+        let drained = DispatchSemaphore(value: 0)
+        worker.enqueue { drained.signal() }
+        drained.wait()
+        // 2.5 windows of audio: two are whole; the third is padded and segmented only at finish.
+        #expect(Array(background.windows(after: 0)) == Array(direct.windows.prefix(2)))
+        #expect(Array(background.windows(after: 1)) == [direct.windows[1]])
+        #expect(background.windows(after: 2).isEmpty)
+        let windows = try #require(background.finish())
+        #expect(windows == direct.windows)
+        #expect(background.windows(after: 0).isEmpty, "finalize has the windows now")
+    }
+
     /// Finalize does not wait behind other sessions' queued work: with the worker busy elsewhere, the
     /// session's pending audio is segmented on the finalizing thread, with the same windows.
     @Test func finishSegmentsWhatIsPendingItselfInsteadOfWaitingForTheQueue() throws {
