@@ -16,11 +16,16 @@ public struct LocalActivityWindow: Sendable, Equatable {
 
     public func centreSeconds(frame: Int) -> Double { firstCentreSeconds + Double(frame) * frameStepSeconds }
 
-    /// How many local speakers talk alone (their bit the frame's only one) for at least `minimumSeconds`
-    /// each in this window: people the model tells apart inside one window, overlap left out.
+    /// The local speaker a frame's mask holds alone (its only bit), or nil for silence or overlap.
+    public static func soloSpeaker(_ mask: UInt8) -> Int? {
+        mask != 0 && mask & (mask - 1) == 0 ? mask.trailingZeroBitCount : nil
+    }
+
+    /// How many local speakers talk alone for at least `minimumSeconds` each in this window: people
+    /// the model tells apart inside one window, overlap left out.
     public func soloSpeakerCount(minimumSeconds: Double) -> Int {
         var soloFrames = [Int](repeating: 0, count: 8)
-        for mask in activeMasks where mask != 0 && mask & (mask - 1) == 0 { soloFrames[mask.trailingZeroBitCount] += 1 }
+        for mask in activeMasks { if let local = Self.soloSpeaker(mask) { soloFrames[local] += 1 } }
         return soloFrames.filter { Double($0) * frameStepSeconds >= minimumSeconds }.count
     }
 }
@@ -121,8 +126,8 @@ public enum OverlapTurns {
     /// each local and each global speaker at most once.
     static func localNames(window: LocalActivityWindow, covering: [[Int32]]) -> [Int: Int32] {
         var evidence: [Int: [Int32: Int]] = [:]
-        for (frame, mask) in window.activeMasks.enumerated() where mask != 0 && mask & (mask - 1) == 0 {
-            let local = mask.trailingZeroBitCount
+        for (frame, mask) in window.activeMasks.enumerated() {
+            guard let local = LocalActivityWindow.soloSpeaker(mask) else { continue }
             for speaker in Set(covering[frame]) { evidence[local, default: [:]][speaker, default: 0] += 1 }
         }
         var pairs: [(local: Int, speaker: Int32, count: Int)] = []

@@ -58,9 +58,8 @@ extension StreamingDiarizer {
                 let middle = (frames[index].startSeconds + frames[index].endSeconds) / 2
                 if middle >= last { break }
                 let frame = Int(((middle - window.firstCentreSeconds) / window.frameStepSeconds).rounded())
-                if window.activeMasks.indices.contains(frame) {
-                    let mask = window.activeMasks[frame]
-                    if mask != 0, mask & (mask - 1) == 0 { byLocal[mask.trailingZeroBitCount, default: []].append(index) }
+                if window.activeMasks.indices.contains(frame), let local = LocalActivityWindow.soloSpeaker(window.activeMasks[frame]) {
+                    byLocal[local, default: []].append(index)
                 }
                 index += 1
             }
