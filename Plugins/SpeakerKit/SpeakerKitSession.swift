@@ -108,14 +108,8 @@ final class SpeakerKitSession: PluginProviderSession {
     /// one: each may raise its live passes' count floor (`StreamingDiarizer.heard(_:)`). A worker
     /// behind by a window or two only delays the floor; a pass given up leaves the floor where it was.
     private func hearSegmentation() {
-        guard let overlap else { return }
-        let windows = overlap.windows(after: heardWindowCount)
-        for window in windows { diarizer.heard(window) }
-        heardWindowCount += windows.count
+        for window in overlap?.takeFinishedWindows() ?? [] { diarizer.heard(window) }
     }
-
-    /// Windows already given to `hearSegmentation`'s diarizer.
-    private var heardWindowCount = 0
 
     /// Load shedding's step for the push of `sampleCount` samples now starting.
     func adjustStride(forPushOf sampleCount: Int) {

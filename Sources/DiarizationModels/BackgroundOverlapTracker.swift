@@ -33,9 +33,9 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
     private var isRunning = false
     private var isFinishing = false
     private var failureReason: String?
-    /// The windows the worker has finished, copied out of `tracker` after each job so the session's
-    /// thread can read them live (`windows(after:)`) without touching the tracker the worker feeds.
-    private var finishedWindows: [LocalActivityWindow] = []
+    /// Windows the worker has finished and the session's thread has not taken yet (`takeFinishedWindows`),
+    /// copied out of `tracker` after each job so that thread never touches the tracker the worker feeds.
+    private var untakenWindows: [LocalActivityWindow] = []
     /// `tracker.windows.count` when the last job ended; read and written by the job holding `isRunning`.
     private var finishedCount = 0
 
@@ -45,13 +45,14 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// The windows finished live beyond the first `count`, for the live passes' count floor
-    /// (`StreamingDiarizer.heard(_:)`). Empty once the pass is given up or finalize has begun.
-    public func windows(after count: Int) -> ArraySlice<LocalActivityWindow> {
+    /// The windows finished live since the last call, in order, each once: for the live passes' count
+    /// floor (`StreamingDiarizer.heard(_:)`). Empty once the pass is given up or finalize has begun.
+    public func takeFinishedWindows() -> [LocalActivityWindow] {
         condition.lock()
         defer { condition.unlock() }
-        guard failureReason == nil, !isFinishing, count < finishedWindows.count else { return [] }
-        return finishedWindows[count...]
+        let taken = failureReason == nil && !isFinishing ? untakenWindows : []
+        untakenWindows = []
+        return taken
     }
 
     /// Why the pass was given up for this session (nil while it runs).
@@ -100,7 +101,7 @@ public final class BackgroundOverlapTracker: @unchecked Sendable {
         let newWindows = tracker.windows.count > finishedCount ? Array(tracker.windows[finishedCount...]) : []
         finishedCount = tracker.windows.count
         condition.lock()
-        finishedWindows += newWindows
+        untakenWindows += newWindows
         isRunning = false
         pendingSamples -= samples.count
         if let failed { failureReason = failed }
