@@ -27,8 +27,9 @@ extension StreamingDiarizer {
         // A window that heard more voices than the online speakers hold calls a pass at once, rather than
         // at the next mark: those people are being published under one name until then.
         let heardMore = segmentedSpeakerFloor > floorAtLastLivePass && segmentedSpeakerFloor > speakers.speakerCount
-        guard seconds >= nextLiveReclusterSeconds ?? first || heardMore else { return }
-        if seconds >= nextLiveReclusterSeconds ?? first { nextLiveReclusterSeconds = max(seconds + first, seconds * config.liveReclusterGrowth) }
+        let onSchedule = seconds >= nextLiveReclusterSeconds ?? first
+        guard onSchedule || heardMore else { return }
+        if onSchedule { nextLiveReclusterSeconds = max(seconds + first, seconds * config.liveReclusterGrowth) }
         floorAtLastLivePass = segmentedSpeakerFloor
         try recluster(live: true)
         liveReclusterCount += 1
