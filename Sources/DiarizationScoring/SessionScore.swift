@@ -21,6 +21,8 @@ public struct SessionScore: Sendable, Hashable {
     public var wordCount: Int
     public var unlabelledWordCount: Int
     public var speakers: SpeakerCountError
+    /// The people shown live under a number of their own, and how many of them still have it at the end.
+    public var numbersKept: SpeakerNumberKeeping
 
     /// The collar of the collared figures: a quarter second, the field's usual forgiveness of turn edges.
     public static let collarSeconds = 0.25
@@ -59,6 +61,7 @@ public struct SessionScore: Sendable, Hashable {
         wordCount = hypothesis.count
         unlabelledWordCount = hypothesis.filter { $0.speaker == nil }.count
         speakers = SpeakerCountError(reference: reference, hypothesis: finalTurns, uem: uem)
+        numbersKept = SpeakerNumberKeeping(reference: reference, liveTurns: liveTurns, finalTurns: finalTurns, uem: uem)
     }
 
     /// A word's identity across reference and hypothesis: its text and start to the millisecond.

@@ -4,7 +4,7 @@ import Statistics
 
 /// Renders an `EvalSummary` as an aligned text table (one row per file plus the total) or as JSON.
 public enum EvalReportFormatter {
-    static let columns = ["file", "DER", "DER.25", "live.25", "JER", "WDER", "WDER-ov", "ov-ok", "unlab", "spk", "1st p50/p95/p99 s", "fin p95", "chunk p50/p99 ms", "RTF", "MB/sess"]
+    static let columns = ["file", "DER", "DER.25", "live.25", "JER", "WDER", "WDER-ov", "ov-ok", "unlab", "spk", "kept", "1st p50/p95/p99 s", "fin p95", "chunk p50/p99 ms", "RTF", "MB/sess"]
 
     public static func table(_ summary: EvalSummary) -> String {
         var rows = summary.files.map { file in
@@ -12,7 +12,7 @@ public enum EvalReportFormatter {
                 wder: rate(file.wder), wderClean: rate(file.wderOutsideOverlap),
                 overlapOK: file.overlapWordCount == 0 ? nil : Double(file.overlapWordsWithATalkingSpeaker) / Double(file.overlapWordCount),
                 unlabelled: file.wordCount == 0 ? 0 : Double(file.unlabelledWordCount) / Double(file.wordCount),
-                speakers: "\(file.speakers.hypothesisCount)/\(file.speakers.referenceCount)",
+                speakers: "\(file.speakers.hypothesisCount)/\(file.speakers.referenceCount)", kept: file.numbersKept,
                 first: Percentiles(file.firstLabelLatenciesSeconds), final: Percentiles(file.finalLabelLatenciesSeconds),
                 chunks: Percentiles(file.chunkProcessingSeconds), rtf: file.realTimeFactor, memory: file.memoryPerSessionBytes)
         }
@@ -21,7 +21,7 @@ public enum EvalReportFormatter {
             jer: summary.jer, wder: summary.wderRate, wderClean: summary.wderOutsideOverlapRate,
             overlapOK: summary.overlapWordCount == 0 ? nil : Double(summary.overlapWordsWithATalkingSpeaker) / Double(summary.overlapWordCount),
             unlabelled: summary.wordCount == 0 ? 0 : Double(summary.unlabelledWordCount) / Double(summary.wordCount),
-            speakers: "\(summary.exactSpeakerCountFiles)/\(summary.files.count) ok",
+            speakers: "\(summary.exactSpeakerCountFiles)/\(summary.files.count) ok", kept: summary.numbersKept,
             first: summary.firstLabelLatency, final: summary.finalLabelLatency, chunks: summary.chunkProcessing,
             rtf: summary.realTimeFactor, memory: summary.maxMemoryPerSessionBytes))
         let all = [columns] + rows
@@ -39,7 +39,7 @@ public enum EvalReportFormatter {
     }
 
     static func row(id: String, der: DERComponents, derCollar: DERComponents, live: DERComponents, jer: Double,
-                    wder: Double, wderClean: Double, overlapOK: Double?, unlabelled: Double, speakers: String,
+                    wder: Double, wderClean: Double, overlapOK: Double?, unlabelled: Double, speakers: String, kept: SpeakerNumberKeeping,
                     first: Percentiles, final: Percentiles, chunks: Percentiles, rtf: Double?, memory: Int?) -> [String] {
         func percent(_ value: Double?) -> String { value.map { String(format: "%.1f%%", $0 * 100) } ?? "-" }
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
@@ -47,6 +47,7 @@ public enum EvalReportFormatter {
         return [
             id, percent(der.errorRate), percent(derCollar.errorRate), percent(live.errorRate), percent(jer),
             percent(wder), percent(wderClean), percent(overlapOK), percent(unlabelled), speakers,
+            "\(kept.keptCount)/\(kept.introducedCount)",
             "\(seconds(first.p50))/\(seconds(first.p95))/\(seconds(first.p99))", seconds(final.p95),
             "\(millis(chunks.p50))/\(millis(chunks.p99))", rtf.map { String(format: "%.4f", $0) } ?? "-",
             memory.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "-",
@@ -72,6 +73,7 @@ public enum EvalReportFormatter {
                 "overlap_words": file.overlapWordCount, "overlap_words_with_a_talking_speaker": file.overlapWordsWithATalkingSpeaker,
                 "words": file.wordCount, "unlabelled_words": file.unlabelledWordCount,
                 "speakers_found": file.speakers.hypothesisCount, "speakers_reference": file.speakers.referenceCount,
+                "speakers_introduced_live": file.numbersKept.introducedCount, "speakers_kept_number": file.numbersKept.keptCount,
                 "first_label_latency_seconds": percentiles(Percentiles(file.firstLabelLatenciesSeconds)),
                 "final_label_latency_seconds": percentiles(Percentiles(file.finalLabelLatenciesSeconds)),
                 "chunk_processing_seconds": percentiles(Percentiles(file.chunkProcessingSeconds)),
@@ -88,6 +90,7 @@ public enum EvalReportFormatter {
             "overlap_words": summary.overlapWordCount, "overlap_words_with_a_talking_speaker": summary.overlapWordsWithATalkingSpeaker,
             "words": summary.wordCount, "unlabelled_words": summary.unlabelledWordCount,
             "files_with_exact_speaker_count": summary.exactSpeakerCountFiles,
+            "speakers_introduced_live": summary.numbersKept.introducedCount, "speakers_kept_number": summary.numbersKept.keptCount,
             "first_label_latency_seconds": percentiles(summary.firstLabelLatency),
             "final_label_latency_seconds": percentiles(summary.finalLabelLatency),
             "chunk_processing_seconds": percentiles(summary.chunkProcessing),

@@ -29,6 +29,8 @@ public struct EvalSummary: Sendable {
     public var unlabelledWordCount: Int { files.reduce(0) { $0 + $1.unlabelledWordCount } }
     /// Files whose speaker count matches the reference.
     public var exactSpeakerCountFiles: Int { files.filter { $0.speakers.difference == 0 }.count }
+    /// People introduced live under a number of their own, and those who kept it, over all files.
+    public var numbersKept: SpeakerNumberKeeping { files.reduce(.zero) { $0 + $1.numbersKept } }
     public var firstLabelLatency: Percentiles { Percentiles(files.flatMap(\.firstLabelLatenciesSeconds)) }
     public var finalLabelLatency: Percentiles { Percentiles(files.flatMap(\.finalLabelLatenciesSeconds)) }
     public var chunkProcessing: Percentiles { Percentiles(files.flatMap(\.chunkProcessingSeconds)) }

@@ -125,6 +125,7 @@ struct DiarizeBench: ParsableCommand {
         if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
 
         var total = DERComponents.zero, totalC0 = DERComponents.zero, live = DERComponents.zero
+        var numbersKept = SpeakerNumberKeeping.zero
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
         let segmenter: PyannoteSegmenter? = noOverlap ? nil
@@ -214,6 +215,8 @@ struct DiarizeBench: ParsableCommand {
             let liveSegments = liveTimeline.segments.map { SpeakerSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             let liveDER = DiarizationErrorRate.score(reference: truth, hypothesis: liveSegments, uem: spans, config: DERConfig(collarSeconds: 0.25))
             live = live + liveDER
+            let kept = SpeakerNumberKeeping(reference: truth, liveTurns: liveSegments, finalTurns: hypothesis, uem: spans)
+            numbersKept = numbersKept + kept
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
             if found == expected { exactCounts += 1 }
             if let tracker {
@@ -251,7 +254,7 @@ struct DiarizeBench: ParsableCommand {
             }
             if verbose {
                 print("\(id): DER c0.25 \(percent(der.errorRate)) (miss \(f(der.missedSeconds, 1)) s, FA \(f(der.falseAlarmSeconds, 1)) s, "
-                    + "conf \(f(der.confusionSeconds, 1)) s), live \(percent(liveDER.errorRate)), speakers \(found)/\(expected), RTF \(f(cpu / seconds, 4))")
+                    + "conf \(f(der.confusionSeconds, 1)) s), live \(percent(liveDER.errorRate)), speakers \(found)/\(expected), numbers kept \(kept.keptCount)/\(kept.introducedCount), RTF \(f(cpu / seconds, 4))")
             }
             if let dump {
                 try write(frames: diarizer.frames, turns: hypothesis, windows: tracker?.windows ?? [], id: id, to: dump)
@@ -264,6 +267,7 @@ struct DiarizeBench: ParsableCommand {
             + "FA \(percent(total.falseAlarmSeconds / total.referenceSeconds)), conf \(percent(total.confusionSeconds / total.referenceSeconds))); "
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
         print("live DER c0.25 \(percent(live.errorRate)) (the first labels published over each stretch; conf \(percent(live.confusionSeconds / live.referenceSeconds)))")
+        print("speaker numbers kept \(numbersKept.keptCount)/\(numbersKept.introducedCount) (people shown live under a number of their own who still have it at the end)")
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
         if segmenter != nil {

@@ -120,6 +120,8 @@ struct TestRecordingReport: Sendable {
         object["wder"] = result.wordsScored ? round(score.wder.errorRate) : NSNull()
         object["speakers_reference"] = score.speakers.referenceCount
         object["speakers_found"] = score.speakers.hypothesisCount
+        object["speakers_introduced_live"] = score.numbersKept.introducedCount
+        object["speakers_kept_number"] = score.numbersKept.keptCount
         object["der_seconds"] = [
             "reference": round(score.finalDER.referenceSeconds), "missed": round(score.finalDER.missedSeconds),
             "false_alarm": round(score.finalDER.falseAlarmSeconds), "confusion": round(score.finalDER.confusionSeconds),
