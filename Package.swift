@@ -277,7 +277,7 @@ let package = Package(
         .testTarget(name: "SpeakerSegmentationTests", dependencies: ["SpeakerSegmentation", "SpeakerSyncAudio", "TestSupport"]),
         .testTarget(name: "OverlapDiarizationTests", dependencies: ["OverlapDiarization", "SpeakerSegmentation", "StreamingDiarization", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "DiarizationModelsTests", dependencies: [
-            "DiarizationModels", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SpeakerSyncAudio", "TestSupport",
+            "DiarizationModels", "StreamingDiarization", "SpeakerManager", "SpeakerEmbedding", "VoiceActivity", "SpeakerSyncAudio", "TestSupport", "DeterministicRandom",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ResourcePoolingTests", dependencies: ["ResourcePooling"]),
