@@ -101,6 +101,12 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// alone), so they cannot choose one; measured once on the report sets, docs/accuracy.md "A count
     /// floor from the segmentation, live".
     public var liveSoloSpeakerSeconds: Double = 1
+    /// A re-clustering's clusters take online speakers' numbers first by who founded each number: the
+    /// voice of its first `ClusterNumbering.foundingSeconds` (ClusterNumbering). 0 matches by shared
+    /// speech alone, as before: the number then goes to whoever talked most under it, which renamed
+    /// the first voice wherever a later one had talked more before the pass (docs/accuracy.md,
+    /// "Speaker numbers that stay"). Kept as a setting so the bench can measure both in one run.
+    public var numberFoundingSeconds: Double = ClusterNumbering.foundingSeconds
     /// Audio kept for windows (seconds); older audio is never needed again.
     public var audioHistorySeconds: Double
     /// The windows of frames shed under load (`StreamingDiarizer.embeddingStride`) are kept, as 16-bit

@@ -50,13 +50,13 @@ extension StreamingDiarizer {
             labels = StretchReassignment(minimumFrames: config.minimumStretchFrames)
                 .refine(items.map(\.embedding), labels: SmoothedKMeans.renumbered(labels), stretches: stretches(of: items.map { $0.frames[0] }))
         }
-        // Match clusters to online speakers by shared speech, so "Speaker 1" stays the same person.
-        var overlap: [Int: [Int32: Double]] = [:]
+        // Match clusters to online speakers, so "Speaker 1" stays the person first shown as Speaker 1
+        // (ClusterNumbering says how and why).
+        var numbered: [ClusterNumbering.Frame] = []
         for (item, label) in zip(items, labels) {
             for (r, f) in item.frames {
-                if let speaker = regions[r].frames[f].speaker {
-                    overlap[label, default: [:]][speaker, default: 0] += regions[r].frames[f].endSeconds - regions[r].frames[f].startSeconds
-                }
+                numbered.append(.init(cluster: label, speaker: regions[r].frames[f].speaker,
+                                      seconds: regions[r].frames[f].endSeconds - regions[r].frames[f].startSeconds))
             }
         }
         // Live, a pass is taken only when its clusters outnumber the speakers the online labels give the
@@ -66,17 +66,10 @@ extension StreamingDiarizer {
         // made live labels worse than none: one two-voice meeting went from 7 to 42 % live DER in the
         // first trial (docs/accuracy.md). What the pass is for is the voices online assignment folds
         // into another; merges wait for finalize, which decides them over the whole session.
-        let onlineSpeakers: Set<Int32> = live ? Set(overlap.values.flatMap(\.keys)) : []
+        let onlineSpeakers: Set<Int32> = live ? ClusterNumbering.onlineSpeakers(of: numbered) : []
         if live, Set(labels).count <= onlineSpeakers.count { return }
-        var pairs: [(seconds: Double, cluster: Int, speaker: Int32)] = []
-        for (cluster, speakersSeconds) in overlap { for (speaker, seconds) in speakersSeconds { pairs.append((seconds, cluster, speaker)) } }
-        pairs.sort { ($0.seconds, $1.cluster, $1.speaker) > ($1.seconds, $0.cluster, $0.speaker) }
-        var speakerOfCluster: [Int: Int32] = [:]
-        var used = Set<Int32>()
-        for pair in pairs where speakerOfCluster[pair.cluster] == nil && !used.contains(pair.speaker) {
-            speakerOfCluster[pair.cluster] = pair.speaker
-            used.insert(pair.speaker)
-        }
+        var speakerOfCluster = ClusterNumbering.speakers(of: numbered, foundingSeconds: config.numberFoundingSeconds)
+        var used = Set(speakerOfCluster.values)
         assignEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
         var nextID = (speakers.speakerIds.compactMap { Int32($0) }.max() ?? 0) + 1
         // A speaker a live pass retired never comes back as somebody else (the device heard that name).

@@ -51,6 +51,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("uncounted-voice-margin"), help: "Override DiarizerConfig.default.uncountedVoiceMargin (0: no search for a voice the count missed).") var uncountedVoiceMargin: Float?
     @Option(name: .customLong("uncounted-voice-seconds"), help: "Override DiarizerConfig.default.uncountedVoiceSeconds.") var uncountedVoiceSeconds: Double?
     @Option(name: .customLong("live-recluster-seconds"), help: "Override DiarizerConfig.default.liveReclusterSeconds (0: no live re-clustering).") var liveReclusterSeconds: Double?
+    @Option(name: .customLong("number-founding-seconds"), help: "Override DiarizerConfig.default.numberFoundingSeconds (0: re-clustering gives online speakers' numbers by shared speech alone).") var numberFoundingSeconds: Double?
     @Option(name: .customLong("live-solo-seconds"), help: "Override DiarizerConfig.default.liveSoloSpeakerSeconds (0: live passes take no count floor from the segmentation's windows).") var liveSoloSeconds: Double?
     @Option(name: .customLong("num-speakers")) var numSpeakers: Int?
     @Option(name: .customLong("vad-min-silence"), help: "Override VADConfig.default.minSilenceDurationSeconds.") var vadMinSilence: Double?
@@ -102,6 +103,7 @@ struct DiarizeBench: ParsableCommand {
         if let uncountedVoiceSeconds { config.uncountedVoiceSeconds = uncountedVoiceSeconds }
         if let liveReclusterSeconds { config.liveReclusterSeconds = liveReclusterSeconds }
         if let liveSoloSeconds { config.liveSoloSpeakerSeconds = liveSoloSeconds }
+        if let numberFoundingSeconds { config.numberFoundingSeconds = numberFoundingSeconds }
         if let orphanVoiceSeconds { config.orphanVoiceSeconds = orphanVoiceSeconds }
         if let silenceTrim { config.silenceTrim = silenceTrim != 0 }
         if segmentedSplit { config.segmentedVoiceSplit = true }

@@ -37,6 +37,7 @@ import Testing
 
     func run(liveReclusterSeconds: Double, untilSeconds: Double = DiarizerConfig.default.liveReclusterUntilSeconds,
              known: [Speaker] = [], audio: [Float]? = nil, soloSeconds: Double = 1,
+             numberFoundingSeconds: Double = ClusterNumbering.foundingSeconds,
              hearing: [(atSeconds: Double, window: LocalActivityWindow)] = []) throws -> Run {
         var managerConfig = SpeakerManagerConfig.default
         managerConfig.speakerThreshold = 0.5
@@ -46,6 +47,7 @@ import Testing
         config.liveReclusterSeconds = liveReclusterSeconds
         config.liveReclusterUntilSeconds = untilSeconds
         config.liveSoloSpeakerSeconds = soloSeconds
+        config.numberFoundingSeconds = numberFoundingSeconds
         let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(),
                                          speakers: manager, logger: Self.logger)
         var result = Run()
@@ -139,6 +141,28 @@ import Testing
         #expect(x != y, "after the pass, Y's second turn is published under Y's own name")
         #expect(on.firstSpeaker(at: 3.5) == x)
         #expect(on.speakerCount == off.speakerCount, "final labels do not depend on it")
+    }
+
+    /// X talks first but briefly, Y longer, before the pass: the number the session showed X under from
+    /// the first word stays X's, live after the pass and at the end (matching by shared speech alone
+    /// gave it to Y, who had talked more under it, and renamed X).
+    @Test func thePersonFirstShownUnderANumberKeepsItThoughALaterVoiceTalkedMoreUnderIt() throws {
+        let audio = silence(0.5) + voice(0, seconds: 3) + voice(1, seconds: 9) + voice(0, seconds: 6) + voice(1, seconds: 6) + silence(1)
+        // The window hears X (0.5–3.5 s) and Y (3.5–10 s) alone and reaches the diarizer at 12.5 s.
+        let heard = [(atSeconds: 12.5, window: window(first: 3, second: 6.5))]
+        let kept = try run(liveReclusterSeconds: 100, audio: audio, hearing: heard)
+        let bySharedSpeech = try run(liveReclusterSeconds: 100, audio: audio, numberFoundingSeconds: 0, hearing: heard)
+        #expect(kept.passes == 1 && bySharedSpeech.passes == 1)
+        let x = try #require(kept.firstSpeaker(at: 1.5))
+        #expect(kept.firstSpeaker(at: 16.0) == x, "after the pass X is published under its first number")
+        #expect(kept.finalSpeaker(at: 1.5) == x && kept.finalSpeaker(at: 16.0) == x)
+        #expect(kept.finalSpeaker(at: 8.0) != x, "Y, folded into X live, gets the new number")
+        #expect(bySharedSpeech.finalSpeaker(at: 1.5) != bySharedSpeech.firstSpeaker(at: 1.5), "the old matching renamed X")
+        // The same partition either way: only the numbers differ.
+        #expect(kept.speakerCount == bySharedSpeech.speakerCount)
+        for seconds in stride(from: 1.0, through: 24.0, by: 0.5) {
+            #expect((kept.finalSpeaker(at: seconds) == x) == (bySharedSpeech.finalSpeaker(at: seconds) == bySharedSpeech.finalSpeaker(at: 1.5)), "at \(seconds) s")
+        }
     }
 
     @Test func aWindowHearingNoMoreVoicesThanTheOnlineSpeakersCallsNoPass() throws {
