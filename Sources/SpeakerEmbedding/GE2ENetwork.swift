@@ -4,9 +4,10 @@ import CSpeakerEmbeddingKernels
 /// (40 → 256 → 256 → 256) run from zero state, the last layer's final hidden state through
 /// Linear(256 → 256) and ReLU, then L2-normalised.
 ///
-/// Work is laid out time-major (row t·batch + b) so that, per layer, one matrix product projects
-/// every frame of every window through W_ih at once, and each time step is one [batch × 256] ·
-/// W_hhᵀ product added onto that step's slice of the projection.
+/// Work is laid out time-major (row t·batch + b): per layer, one matrix product per window projects
+/// its frames through W_ih (per window so that a batch rounds each window as it is rounded alone),
+/// and each time step is one [batch × 256] · W_hhᵀ product added onto that step's slice of the
+/// projection.
 ///
 /// The per-step products are small (a few windows × 256 × 1024) and dominate the cost. OpenBLAS
 /// repacks its operands on every such call, so they run through a small C kernel instead
@@ -42,10 +43,18 @@ struct GE2ENetwork: Sendable {
             layerInput.withUnsafeBufferPointer { input in
                 layer.inputWeights.withUnsafeBufferPointer { inputWeights in
                     gates.withUnsafeMutableBufferPointer { gates in
-                        BLAS.multiply(
-                            input.baseAddress!, rows: rows, inner: inputSize, leadingA: inputSize,
-                            inputWeights.baseAddress!, columns: gateWidth, leadingB: gateWidth,
-                            into: gates.baseAddress!, leadingC: gateWidth, beta: 1)
+                        // One product per window (its rows t·batch + b, read and written through the
+                        // leading dimensions), not one for the whole batch: OpenBLAS's Haswell sgemm
+                        // rounds a row differently depending on how many rows the call has, so a window
+                        // embedded in a batch got other last bits than alone (SpeakerKitBatchedPushTests
+                        // failed on a machine with OPENBLAS_CORETYPE=Haswell). Per window, every call has
+                        // the window's frame count of rows however many sessions share the batch.
+                        for b in 0 ..< batch {
+                            BLAS.multiply(
+                                input.baseAddress! + b * inputSize, rows: frameCount, inner: inputSize, leadingA: batch * inputSize,
+                                inputWeights.baseAddress!, columns: gateWidth, leadingB: gateWidth,
+                                into: gates.baseAddress! + b * gateWidth, leadingC: batch * gateWidth, beta: 1)
+                        }
                     }
                 }
             }
@@ -76,10 +85,13 @@ struct GE2ENetwork: Sendable {
         layerInput.withUnsafeBufferPointer { outputs in
             weights.projectionWeights.withUnsafeBufferPointer { projection in
                 embeddings.withUnsafeMutableBufferPointer { embeddings in
-                    BLAS.multiply(
-                        outputs.baseAddress! + (frameCount - 1) * batch * hidden, rows: batch, inner: hidden, leadingA: hidden,
-                        projection.baseAddress!, columns: size, leadingB: size,
-                        into: embeddings.baseAddress!, leadingC: size, beta: 1)
+                    // Per window too, for the same reason: a one-row product is a one-row product.
+                    for b in 0 ..< batch {
+                        BLAS.multiply(
+                            outputs.baseAddress! + (frameCount - 1) * batch * hidden + b * hidden, rows: 1, inner: hidden, leadingA: hidden,
+                            projection.baseAddress!, columns: size, leadingB: size,
+                            into: embeddings.baseAddress! + b * size, leadingC: size, beta: 1)
+                    }
                 }
             }
         }
