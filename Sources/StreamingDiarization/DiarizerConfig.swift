@@ -81,8 +81,8 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// clusters. 0 turns it off. 10 s was chosen on calibration meetings only (`speakersync-bench
     /// diarize --live-recluster-seconds`, live DER c0.25 on calall / a two-voice set: off 39.7 / 7.1 %,
     /// 3 s 31.0 / 11.4 %, 5 s 28.6 / 10.5 %, 8 s 28.1 / 7.1 %, 10 s 27.5 / 7.1 %, 15 s 28.5 / 7.1 %,
-    /// 20 s 29.9 / 7.1 %; docs/accuracy.md). Final labels do not depend on it: finalize re-clusters the
-    /// same embeddings.
+    /// 20 s 29.9 / 7.1 %; docs/accuracy.md). Final DER does not depend on it: finalize re-clusters the
+    /// same embeddings (and the clusters keep the numbers their founders had, `ClusterNumbering`).
     public var liveReclusterSeconds: Double = 10
     /// Each next live re-clustering waits until the embedded speech has grown by this factor (and by
     /// `liveReclusterSeconds` at least).
