@@ -26,11 +26,11 @@ public struct SpeakerNumberKeeping: Sendable, Hashable {
     ///     introduced under (two seconds: a sentence's first words, a few diarizer frames).
     public init(reference: [SpeakerSegment], liveTurns: [SpeakerSegment], finalTurns: [SpeakerSegment],
                 uem: [TimeSpan]? = nil, introductionSeconds: Double = 2) {
-        let overlap = IntervalSet.overlapRegions(of: reference.map(\.span))
+        let overlap = IntervalSet.overlapRegions(of: reference.compactMap(ScoredRegion.span))
         let region = uem.map { IntervalSet(union: $0) }
         var alone: [(speaker: String, spans: IntervalSet)] = []
         for speaker in Set(reference.map(\.speaker)) {
-            var spans = IntervalSet(union: reference.filter { $0.speaker == speaker }.map(\.span)).subtracting(overlap)
+            var spans = IntervalSet(union: reference.filter { $0.speaker == speaker }.compactMap(ScoredRegion.span)).subtracting(overlap)
             if let region { spans = spans.subtracting(spans.subtracting(region)) }
             if !spans.isEmpty { alone.append((speaker, spans)) }
         }
@@ -78,8 +78,4 @@ public struct SpeakerNumberKeeping: Sendable, Hashable {
         }
         return shared.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key
     }
-}
-
-extension SpeakerSegment {
-    var span: TimeSpan { TimeSpan(startSeconds: startSeconds, endSeconds: endSeconds) }
 }

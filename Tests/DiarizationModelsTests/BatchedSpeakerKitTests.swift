@@ -2,12 +2,10 @@ import DiarizationModels
 import Foundation
 import Logging
 import SpeakerEmbedding
-import SpeakerManager
 import SpeakerSyncAudio
 import StreamingDiarization
 import Testing
 import TestSupport
-import VoiceActivity
 
 /// speakerkit's pipeline on the real models (silero VAD, GE2E) and real meetings: sessions whose
 /// pushes share one encoder call label every word's time exactly as each session alone does.
@@ -15,9 +13,7 @@ import VoiceActivity
     static let logger = Logger(label: "batched-speakerkit-test")
 
     func makeDiarizer(_ encoder: SpeakerEncoder) throws -> StreamingDiarizer {
-        StreamingDiarizer(config: .default, detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: .default, logger: Self.logger)),
-                          embedder: GE2EEmbedder(encoder: encoder),
-                          speakers: try SpeakerManager(config: DiarizerConfig.default.speakerManagerConfig, logger: Self.logger), logger: Self.logger)
+        try makeSpeakerKitDiarizer(embedder: GE2EEmbedder(encoder: encoder), logger: Self.logger)
     }
 
     /// Labels as a listener sees them: who, from when to when (to the millisecond). Confidences are

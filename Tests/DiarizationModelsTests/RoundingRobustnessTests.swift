@@ -3,12 +3,10 @@ import DiarizationModels
 import Foundation
 import Logging
 import SpeakerEmbedding
-import SpeakerManager
 import SpeakerSyncAudio
 import StreamingDiarization
 import Testing
 import TestSupport
-import VoiceActivity
 
 /// speakerkit's final labels must not depend on the last bits of its floats: another CPU's BLAS
 /// kernels round GE2E's matrix products differently (OpenBLAS picks Haswell, SkylakeX or Zen code at
@@ -35,10 +33,7 @@ import VoiceActivity
 
     /// Final turns as a listener sees them: who, from when to when, to the millisecond.
     func finalTurns(_ audio: [Float], embedder: any SpeakerEmbedder) throws -> [String] {
-        let diarizer = StreamingDiarizer(
-            config: .default, detector: SileroSpeechDetector(detector: try SileroVoiceActivityDetector(config: .default, logger: Self.logger)),
-            embedder: embedder, speakers: try SpeakerManager(config: DiarizerConfig.default.speakerManagerConfig, logger: Self.logger),
-            logger: Self.logger)
+        let diarizer = try makeSpeakerKitDiarizer(embedder: embedder, logger: Self.logger)
         var turns: [UInt64: DiarizerTurn] = [:]
         func take() {
             for turn in diarizer.pullTurns() { if turn.isRemoved { turns[turn.id] = nil } else { turns[turn.id] = turn } }
