@@ -40,7 +40,9 @@ public struct LocalActivityWindow: Sendable, Equatable {
 /// 2. In a frame where two or more local speakers talk, every named one whose global speaker has no
 ///    turn there gets that frame.
 /// 3. With `fillsMissedSpeech`, a frame where one named local speaker talks and no turn at all covers
-///    it goes to that speaker too (speech the turns' VAD did not hear).
+///    it goes to that speaker too (speech the turns' VAD did not hear), unless it lies in one of
+///    `pauses` (where the loudness track hears a dip: what the model calls speech there is a turn's
+///    end carried into the silence after it, the false alarm filling cost on synthetic meetings).
 /// 4. With an `OrphanVoice`, the local speakers left unnamed are a voice the turns never have alone
 ///    (someone who talks over others, or whom the embeddings folded into the person they talk with):
 ///    their frames where a turn covers the speech or another local speaker talks too (never speech the
@@ -81,7 +83,7 @@ public enum OverlapTurns {
     /// The spans to add to `turns` (which may overlap each other), sorted by start, runs of adjacent
     /// frames of one speaker merged.
     public static func added(to turns: [Span], windows: [LocalActivityWindow], fillsMissedSpeech: Bool = false,
-                             orphanVoice: OrphanVoice? = nil) -> [Span] {
+                             outside pauses: [SilenceTrim.Stretch] = [], orphanVoice: OrphanVoice? = nil) -> [Span] {
         let sorted = turns.filter { $0.endSeconds > $0.startSeconds }.sorted { $0.startSeconds < $1.startSeconds }
         let longest = sorted.map { $0.endSeconds - $0.startSeconds }.max() ?? 0
         var added: [Span] = []
@@ -102,7 +104,8 @@ public enum OverlapTurns {
                 var speakers: [Int32] = []
                 if talking.count >= 2 {
                     speakers = talking.compactMap { names[$0] }.filter { !present.contains($0) }
-                } else if fillsMissedSpeech, present.isEmpty, let name = names[talking[0]] {
+                } else if fillsMissedSpeech, present.isEmpty, let name = names[talking[0]],
+                          !Self.contains(pauses, window.centreSeconds(frame: frame)) {
                     speakers = [name]
                 }
                 let centre = window.centreSeconds(frame: frame), half = window.frameStepSeconds / 2
@@ -156,6 +159,16 @@ public enum OverlapTurns {
             }
         }
         return result
+    }
+
+    /// Whether `seconds` lies in one of `stretches` (sorted by start, not overlapping each other).
+    static func contains(_ stretches: [SilenceTrim.Stretch], _ seconds: Double) -> Bool {
+        var low = 0, high = stretches.count
+        while low < high {
+            let mid = (low + high) / 2
+            if stretches[mid].endSeconds <= seconds { low = mid + 1 } else { high = mid }
+        }
+        return low < stretches.count && stretches[low].startSeconds <= seconds
     }
 
     /// The first index whose element satisfies `isAtOrAfter` (monotone over the array), or endIndex.

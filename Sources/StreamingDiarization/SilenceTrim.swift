@@ -91,10 +91,19 @@ extension StreamingDiarizer {
     /// The session's stretches that both the loudness track and the segmentation `windows` hear as
     /// silence (`SilenceTrim`); empty when `DiarizerConfig.silenceTrim` or the pause search is off.
     public func agreedSilences(windows: [LocalActivityWindow]) -> [SilenceTrim.Stretch] {
-        guard config.silenceTrim, config.speakerChangePauseDecibels > 0, !windows.isEmpty else { return [] }
-        let pauses = loudness.pauses(minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels,
-                                     contextSeconds: 1)
-            .map { SilenceTrim.Stretch(startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        guard config.silenceTrim, !windows.isEmpty else { return [] }
+        let pauses = loudnessPauses()
+        guard !pauses.isEmpty else { return [] }
         return SilenceTrim.agreed(pauses, SilenceTrim.silences(in: windows), minimumSeconds: config.speakerChangePauseSeconds)
+    }
+
+    /// The session's pauses as the loudness track hears them (the rule of a change of speaker's dips of
+    /// `speakerChangePauseDecibels` for `speakerChangePauseSeconds`), in time order; empty when that
+    /// search is off.
+    public func loudnessPauses() -> [SilenceTrim.Stretch] {
+        guard config.speakerChangePauseDecibels > 0 else { return [] }
+        return loudness.pauses(minimumSeconds: config.speakerChangePauseSeconds, dropDecibels: config.speakerChangePauseDecibels,
+                               contextSeconds: 1)
+            .map { SilenceTrim.Stretch(startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
     }
 }

@@ -65,6 +65,8 @@ struct DiarizeBench: ParsableCommand {
     var segmentedSplit = false
     @Flag(name: .customLong("fill-missed"), help: "Also give a named local speaker the frames no turn covers (tried on the calibration sets and left out of speakerkit: docs/speakerkit.md step 8).")
     var fillMissed = false
+    @Flag(name: .customLong("fill-missed-outside-pauses"), help: "With --fill-missed: never inside a pause the loudness track hears.")
+    var fillMissedOutsidePauses = false
     @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; with --num-speakers no voice is made, as in speakerkit).")
     var orphanVoiceSeconds: Double?
     @Option(name: .customLong("silence-trim"), help: "Override DiarizerConfig.default.silenceTrim (1: cut the silence both the loudness track and the segmentation hear from the turns before the overlap pass, as speakerkit does; 0: not).")
@@ -229,7 +231,8 @@ struct DiarizeBench: ParsableCommand {
                                        silences: silences)
                 }
                 let trimmedHypothesis = turnSpans.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
-                let added = OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed)
+                let pauses = fillMissedOutsidePauses ? diarizer.loudnessPauses() : []
+                let added = OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, outside: pauses)
                 let (augmented, scoredAgain, scoredAgainC0) = augmentedScores(added, base: trimmedHypothesis)
                 withOverlap = withOverlap + scoredAgain
                 withOverlapC0 = withOverlapC0 + scoredAgainC0
@@ -238,7 +241,7 @@ struct DiarizeBench: ParsableCommand {
                     // The voice as speakerkit makes it (none with --num-speakers).
                     let orphan = diarizer.orphanVoice(finalSpeakers: Set(turnSpans.map(\.speaker)))
                     let (withVoice, scoredOrphan, scoredOrphanC0) = augmentedScores(
-                        OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, orphanVoice: orphan),
+                        OverlapTurns.added(to: turnSpans, windows: tracker.windows, fillsMissedSpeech: fillMissed, outside: pauses, orphanVoice: orphan),
                         base: trimmedHypothesis)
                     withOrphan = withOrphan + scoredOrphan
                     withOrphanC0 = withOrphanC0 + scoredOrphanC0
