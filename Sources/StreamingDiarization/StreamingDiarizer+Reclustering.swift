@@ -67,7 +67,12 @@ extension StreamingDiarizer {
         // first trial (docs/accuracy.md). What the pass is for is the voices online assignment folds
         // into another; merges wait for finalize, which decides them over the whole session.
         let onlineSpeakers: Set<Int32> = live ? ClusterNumbering.onlineSpeakers(of: numbered) : []
-        if live, Set(labels).count <= onlineSpeakers.count { return }
+        if live, Set(labels).count <= onlineSpeakers.count {
+            logger.debug("live re-clustering not taken", metadata: [
+                "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(onlineSpeakers.count)",
+            ])
+            return
+        }
         var speakerOfCluster = ClusterNumbering.speakers(of: numbered, foundingSeconds: config.numberFoundingSeconds)
         var used = Set(speakerOfCluster.values)
         assignEnrolledSpeakers(&speakerOfCluster, used: &used, labels: labels, items: vectors)
@@ -183,8 +188,11 @@ extension StreamingDiarizer {
     /// pairs first, one cluster per person and one person per cluster. Online, the loose per-frame
     /// threshold lets every close voice take an enrolled name, so keeping the name on the cluster that
     /// overlapped it most gave it to whoever talked most: with two close voices (sample.wav's two people
-    /// are 0.09 apart) the person themself lost their name to the other and got a new number. Clusters
-    /// the overlap mapping gave a session speaker keep it; a cluster left without a name gets a new one.
+    /// are 0.09 apart) the person themself lost their name to the other and got a new number. A cluster
+    /// that matches a person takes their name even when the overlap mapping gave it a session speaker:
+    /// an enrolled voice that founded a session number online (its first frames outside the online
+    /// threshold of its profile) is still that person, and the number gives way to the name. Other
+    /// clusters keep the session speaker the mapping gave them; a cluster left without a name gets a new one.
     func assignEnrolledSpeakers(_ speakerOfCluster: inout [Int: Int32], used: inout Set<Int32>, labels: [Int],
                                         items: [(embedding: [Float], seconds: Double)]) {
         guard !enrolledProfiles.isEmpty else { return }
@@ -194,8 +202,8 @@ extension StreamingDiarizer {
             speakerOfCluster[cluster] = nil
             used.remove(speaker)
         }
-        let free = clusters.filter { speakerOfCluster[$0.key] == nil }
-        for pair in Self.enrolledPairs(free, enrolledProfiles.filter { !used.contains($0.key) }, threshold: threshold) {
+        for pair in Self.enrolledPairs(clusters, enrolledProfiles, threshold: threshold) {
+            if let session = speakerOfCluster[pair.cluster] { used.remove(session) }
             speakerOfCluster[pair.cluster] = pair.speaker
             used.insert(pair.speaker)
             logger.debug("enrolled identity confirmed", metadata: ["speaker": "\(pair.speaker)", "distance": "\(pair.distance)"])

@@ -331,6 +331,35 @@ func silence(_ seconds: Double) -> [Float] { [Float](repeating: 0, count: Int(se
         #expect(other != 100)
     }
 
+    /// An enrolled voice whose first frames miss their profile online (the profile was recorded a
+    /// little differently: here it carries some of another pitch, distance ~0.07, outside the online
+    /// threshold of 0.05 but inside the enrolled one of 0.1) founds a session number; at finalize the
+    /// cluster still matches the profile and the number gives way to the person's name.
+    @Test func finalizeNamesAnEnrolledVoiceThatFoundedASessionNumberOnline() throws {
+        var managerConfig = SpeakerManagerConfig.default
+        managerConfig.speakerThreshold = 0.05
+        let manager = try SpeakerManager(config: managerConfig, logger: Self.logger)
+        let recorded = zip(tone(0, seconds: 1.5), tone(1, seconds: 1.5)).map { $0 + 0.5 * $1 }
+        let profile = try ToneEmbedder().embed([recorded])[0]
+        try manager.initializeKnownSpeakers(
+            [Speaker(id: "100", name: "Ada", currentEmbedding: profile, durationSeconds: 5, createdAt: Date(), isPermanent: true)],
+            mode: .overwrite, preserveIfPermanent: false)
+        var config = DiarizerConfig.default
+        config.speakerThreshold = 0.05
+        config.enrolledSpeakerThreshold = 0.1
+        let diarizer = StreamingDiarizer(config: config, detector: LoudnessDetector(), embedder: ToneEmbedder(), speakers: manager, logger: Self.logger)
+        var state: [UInt64: DiarizerTurn] = [:]
+        try diarizer.push(silence(0.5) + tone(0, seconds: 4) + silence(1) + tone(1, seconds: 4) + silence(1))
+        apply(diarizer.pullTurns(), to: &state)
+        let online = try #require(speaker(at: 2.5, state))
+        #expect(online != 100, "online the voice is outside its profile's threshold and founds a number")
+        try diarizer.finalize()
+        apply(diarizer.pullTurns(), to: &state)
+        #expect(speaker(at: 2.5, state) == 100)
+        let other = try #require(speaker(at: 7.5, state))
+        #expect(other != 100)
+    }
+
     /// A session whose count admits no second speaker (the gain and turn-taking ways both shut, as a
     /// voice too brief or too close to pay for itself is), with `enrolled` voices as permanent known
     /// speakers 100, 101, ...
