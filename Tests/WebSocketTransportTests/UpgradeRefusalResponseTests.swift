@@ -22,21 +22,24 @@ struct UpgradeRefusalResponseTests {
 
     /// Sends an upgrade request to `path` and reads the whole answer, then whether the server closed.
     static func upgrade(port: Int, path: String = "/v1/listen") async throws -> Answer {
-        try await Blocking.run {
-            let connection = try RawConnection(port: port, timeoutSeconds: 20)
-            try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
-            let head = try connection.readHead()
-            var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-            let statusLine = lines.isEmpty ? "" : lines.removeFirst()
-            var headers: [String: String] = [:]
-            for line in lines {
-                let parts = line.split(separator: ":", maxSplits: 1)
-                if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
-            }
-            let body = try connection.read(count: Int(headers["content-length"] ?? "0") ?? 0)
-            return Answer(statusLine: statusLine, headers: headers, body: body, closedAfter: connection.waitUntilClosed())
+        try await Blocking.run { try upgradeAnswer(port: port, path: path) }
+    }
+
+    /// `upgrade`, on the calling thread.
+    static func upgradeAnswer(port: Int, path: String = "/v1/listen") throws -> Answer {
+        let connection = try RawConnection(port: port, timeoutSeconds: 20)
+        try connection.send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let head = try connection.readHead()
+        var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let statusLine = lines.isEmpty ? "" : lines.removeFirst()
+        var headers: [String: String] = [:]
+        for line in lines {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
         }
+        let body = try connection.read(count: Int(headers["content-length"] ?? "0") ?? 0)
+        return Answer(statusLine: statusLine, headers: headers, body: body, closedAfter: connection.waitUntilClosed())
     }
 
     @Test func aWrongPathIsA404WithTheNotFoundCode() async throws {
@@ -75,12 +78,16 @@ struct UpgradeRefusalResponseTests {
         config.maxConnections = 1
         let (server, port) = try startServer(ScriptedHandler(), config: config)
         defer { server.shutdown() }
-        let held = try await Blocking.run { try RawWebSocket(port: port) }
-        let answer = try await Self.upgrade(port: port)
+        // Held and asked back to back on one thread: with a hop through the cooperative pool in
+        // between, a loaded 2-core CI machine once stalled this test for minutes (420 s), the held
+        // socket (which answers no pings) was gone by then, and the second upgrade was let in.
+        let answer = try await Blocking.run {
+            let held = try RawWebSocket(port: port)
+            return try withExtendedLifetime(held) { try Self.upgradeAnswer(port: port) }
+        }
         #expect(answer.statusLine == "HTTP/1.1 503 Service Unavailable")
         #expect(answer.error?["code"] == "server_busy")
         #expect(answer.headers["retry-after"] == "5")
-        withExtendedLifetime(held) {}
     }
 
     /// The transport's own client reads the status and Retry-After of such an answer.

@@ -17,7 +17,9 @@ import TestSupport
 
         let server = try ServerProcess(databaseURL: try TestCluster.freshDatabase(), extraArguments: ["--admin-key-file", keyFile],
                                        environment: environment)
-        #expect(FileManager.default.fileExists(atPath: record))
+        // serve writes the record just after it starts listening, so /healthz (what ServerProcess waits
+        // for) can answer first: on a loaded machine the check raced the write.
+        #expect(Polling.until(seconds: 60) { FileManager.default.fileExists(atPath: record) })
         let created = try await CommandLineRun.run(["token", "create", "--device", "phone-local"], environment: environment, timeoutSeconds: 60)
         #expect(created.status == 0, "\(created.standardError)")
         #expect(created.standardOutput.hasPrefix("sst_"), "\(created.standardOutput)")
