@@ -101,14 +101,13 @@ public enum OverlapTurns {
             for (frame, mask) in window.activeMasks.enumerated() where mask != 0 {
                 let talking = (0 ..< 8).filter { mask & (1 << $0) != 0 }
                 let present = covering[frame]
+                let centre = window.centreSeconds(frame: frame), half = window.frameStepSeconds / 2
                 var speakers: [Int32] = []
                 if talking.count >= 2 {
                     speakers = talking.compactMap { names[$0] }.filter { !present.contains($0) }
-                } else if fillsMissedSpeech, present.isEmpty, let name = names[talking[0]],
-                          !Self.contains(pauses, window.centreSeconds(frame: frame)) {
+                } else if fillsMissedSpeech, present.isEmpty, let name = names[talking[0]], !SilenceTrim.contains(pauses, centre) {
                     speakers = [name]
                 }
-                let centre = window.centreSeconds(frame: frame), half = window.frameStepSeconds / 2
                 for speaker in speakers {
                     added.append(Span(speaker: speaker, startSeconds: max(0, centre - half), endSeconds: centre + half))
                 }
@@ -159,16 +158,6 @@ public enum OverlapTurns {
             }
         }
         return result
-    }
-
-    /// Whether `seconds` lies in one of `stretches` (sorted by start, not overlapping each other).
-    static func contains(_ stretches: [SilenceTrim.Stretch], _ seconds: Double) -> Bool {
-        var low = 0, high = stretches.count
-        while low < high {
-            let mid = (low + high) / 2
-            if stretches[mid].endSeconds <= seconds { low = mid + 1 } else { high = mid }
-        }
-        return low < stretches.count && stretches[low].startSeconds <= seconds
     }
 
     /// The first index whose element satisfies `isAtOrAfter` (monotone over the array), or endIndex.

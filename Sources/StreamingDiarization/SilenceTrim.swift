@@ -66,15 +66,9 @@ public enum SilenceTrim {
     /// `turn` with every one of `silences` (sorted, non-overlapping) cut out of it, in time order; the
     /// turn itself when none touches it, empty when nothing of it is left.
     public static func pieces(of turn: OverlapTurns.Span, silences: [Stretch]) -> [OverlapTurns.Span] {
-        // The first silence that ends after the turn starts.
-        var low = 0, high = silences.count
-        while low < high {
-            let mid = (low + high) / 2
-            if silences[mid].endSeconds <= turn.startSeconds { low = mid + 1 } else { high = mid }
-        }
         var pieces: [OverlapTurns.Span] = []
         var start = turn.startSeconds
-        for silence in silences[low...] {
+        for silence in silences[firstEnding(after: turn.startSeconds, in: silences)...] {
             guard silence.startSeconds < turn.endSeconds else { break }
             if silence.startSeconds > start {
                 pieces.append(OverlapTurns.Span(speaker: turn.speaker, startSeconds: start, endSeconds: silence.startSeconds))
@@ -84,6 +78,23 @@ public enum SilenceTrim {
         if turn.endSeconds > start { pieces.append(OverlapTurns.Span(speaker: turn.speaker, startSeconds: start, endSeconds: turn.endSeconds)) }
         if pieces == [turn] { return pieces }
         return pieces.filter { $0.endSeconds - $0.startSeconds >= shortestPieceSeconds }
+    }
+
+    /// Whether `seconds` lies in one of `stretches` (sorted, non-overlapping).
+    static func contains(_ stretches: [Stretch], _ seconds: Double) -> Bool {
+        let index = firstEnding(after: seconds, in: stretches)
+        return index < stretches.count && stretches[index].startSeconds <= seconds
+    }
+
+    /// The index of the first of `stretches` (sorted, non-overlapping) that ends after `seconds`, or
+    /// endIndex.
+    private static func firstEnding(after seconds: Double, in stretches: [Stretch]) -> Int {
+        var low = 0, high = stretches.count
+        while low < high {
+            let mid = (low + high) / 2
+            if stretches[mid].endSeconds <= seconds { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 }
 

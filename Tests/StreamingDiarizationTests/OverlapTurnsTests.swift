@@ -65,13 +65,6 @@ struct OverlapTurnsTests {
         #expect(filled == [Span(speaker: 2, startSeconds: 0.5, endSeconds: 0.7)])
     }
 
-    @Test func containsFindsTheStretchHoldingATime() {
-        let stretches = [SilenceTrim.Stretch(startSeconds: 1, endSeconds: 2), SilenceTrim.Stretch(startSeconds: 4, endSeconds: 5)]
-        #expect(!OverlapTurns.contains([], 1.5))
-        #expect([0.5, 1, 1.5, 2, 3, 4.5, 5, 6].map { OverlapTurns.contains(stretches, $0) }
-            == [false, true, true, false, false, true, false, false])
-    }
-
     /// Each window names its own local speakers: local 0 is speaker 1 in the first window and speaker
     /// 2 in the second, and runs that continue across the windows' border become one span.
     @Test func everyWindowNamesItsOwnLocalSpeakers() {

@@ -45,6 +45,13 @@ import Testing
         #expect(SilenceTrim.pieces(of: untouched, silences: []) == [untouched])
     }
 
+    @Test func containsFindsTheStretchHoldingATime() {
+        let stretches = [SilenceTrim.Stretch(startSeconds: 1, endSeconds: 2), SilenceTrim.Stretch(startSeconds: 4, endSeconds: 5)]
+        #expect(!SilenceTrim.contains([], 1.5))
+        #expect([0.5, 1, 1.5, 2, 3, 4.5, 5, 6].map { SilenceTrim.contains(stretches, $0) }
+            == [false, true, true, false, false, true, false, false])
+    }
+
     @Test func theDiarizerAgreesOnlyWhereItsLoudnessTrackHearsAPauseToo() throws {
         // Tone 0.5–2.5 s, 0.6 s of digital silence, tone 3.1–5.1 s.
         let audio = silence(0.5) + tone(0, seconds: 2) + silence(0.6) + tone(0, seconds: 2) + silence(0.5)

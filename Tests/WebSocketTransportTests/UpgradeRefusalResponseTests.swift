@@ -80,7 +80,7 @@ struct UpgradeRefusalResponseTests {
         defer { server.shutdown() }
         // Held and asked back to back on one thread: with a hop through the cooperative pool in
         // between, a loaded 2-core CI machine once stalled this test for minutes (420 s), the held
-        // socket (which answers no pings) was gone by then, and the second upgrade was let in.
+        // socket was gone by then (likely as one that answers no pings), and the second upgrade was let in.
         let answer = try await Blocking.run {
             let held = try RawWebSocket(port: port)
             return try withExtendedLifetime(held) { try Self.upgradeAnswer(port: port) }
