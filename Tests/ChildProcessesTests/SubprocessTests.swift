@@ -10,8 +10,27 @@ import Testing
         defer { close(leaky) }
         let child = try Subprocess(Subprocess.Configuration(executable: "/bin/sleep", arguments: ["30"]))
         defer { child.signal(SIGKILL); child.waitUntilExit() }
+        // Read once the child is in its sleep: until then its dynamic loader may hold a library it is
+        // mapping (fd 3, seen once on a loaded CI machine), the child's own descriptor, not one it inherited.
+        #expect(Self.waitUntilSleeping(child.processIdentifier))
         let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child.processIdentifier)/fd").compactMap(Int32.init).sorted()
         #expect(held == [0, 1, 2])
+    }
+
+    /// Whether `pid` reaches a nanosleep or clock_nanosleep call (its /proc/<pid>/syscall) within 30 s.
+    static func waitUntilSleeping(_ pid: pid_t) -> Bool {
+        #if arch(x86_64)
+        let sleepCalls: Set<Substring> = ["35", "230"]
+        #else
+        let sleepCalls: Set<Substring> = ["101", "115"] // arm64 (the generic syscall table)
+        #endif
+        let deadline = Date(timeIntervalSinceNow: 30)
+        repeat {
+            let call = (try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8))?.split(separator: " ").first
+            if let call, sleepCalls.contains(call) { return true }
+            Thread.sleep(forTimeInterval: 0.01)
+        } while Date() < deadline
+        return false
     }
 
     @Test func aPipeIsNotInheritedByAChildAnotherSpawnerStarts() throws {
