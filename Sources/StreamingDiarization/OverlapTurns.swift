@@ -89,14 +89,7 @@ public enum OverlapTurns {
         var added: [Span] = []
         var orphaned: [Span] = []
         for window in windows where !window.activeMasks.isEmpty {
-            let first = window.centreSeconds(frame: 0), last = window.centreSeconds(frame: window.activeMasks.count - 1)
-            // The turns that can cover a frame of this window.
-            let lower = firstIndex(in: sorted) { $0.startSeconds >= first - longest }
-            let near = sorted[lower...].prefix { $0.startSeconds <= last }.filter { $0.endSeconds >= first }
-            let covering: [[Int32]] = window.activeMasks.indices.map { frame in
-                let t = window.centreSeconds(frame: frame)
-                return near.filter { $0.startSeconds <= t && t < $0.endSeconds }.map(\.speaker)
-            }
+            let covering = coveringSpeakers(window: window, sortedTurns: sorted, longestSeconds: longest)
             let names = localNames(window: window, covering: covering)
             for (frame, mask) in window.activeMasks.enumerated() where mask != 0 {
                 let talking = (0 ..< 8).filter { mask & (1 << $0) != 0 }
@@ -123,15 +116,23 @@ public enum OverlapTurns {
         return merged(added, joiningGapsUpTo: gap)
     }
 
+    /// Per frame of `window`, the speakers whose turn holds the frame's centre; `sorted` by start, none
+    /// longer than `longestSeconds` (which bounds the search for the turns near the window).
+    static func coveringSpeakers(window: LocalActivityWindow, sortedTurns sorted: [Span], longestSeconds longest: Double) -> [[Int32]] {
+        let first = window.centreSeconds(frame: 0), last = window.centreSeconds(frame: window.activeMasks.count - 1)
+        let lower = firstIndex(in: sorted) { $0.startSeconds >= first - longest }
+        let near = sorted[lower...].prefix { $0.startSeconds <= last }.filter { $0.endSeconds >= first }
+        return window.activeMasks.indices.map { frame in
+            let t = window.centreSeconds(frame: frame)
+            return near.filter { $0.startSeconds <= t && t < $0.endSeconds }.map(\.speaker)
+        }
+    }
+
     /// Local speaker → global speaker for one window: evidence is the frames where the local speaker
     /// talks alone and a turn of the global speaker covers the frame; pairs are taken largest first,
     /// each local and each global speaker at most once.
     static func localNames(window: LocalActivityWindow, covering: [[Int32]]) -> [Int: Int32] {
-        var evidence: [Int: [Int32: Int]] = [:]
-        for (frame, mask) in window.activeMasks.enumerated() {
-            guard let local = LocalActivityWindow.soloSpeaker(mask) else { continue }
-            for speaker in Set(covering[frame]) { evidence[local, default: [:]][speaker, default: 0] += 1 }
-        }
+        let evidence = soloEvidence(window: window, covering: covering)
         var pairs: [(local: Int, speaker: Int32, count: Int)] = []
         for (local, counts) in evidence { for (speaker, count) in counts { pairs.append((local, speaker, count)) } }
         // Largest first; ties by local then global number, so the answer never depends on hashing.
@@ -143,6 +144,17 @@ public enum OverlapTurns {
             taken.insert(pair.speaker)
         }
         return names
+    }
+
+    /// Local speaker → global speaker → how many of the frames where the local speaker talks alone a
+    /// turn of the global speaker covers.
+    static func soloEvidence(window: LocalActivityWindow, covering: [[Int32]]) -> [Int: [Int32: Int]] {
+        var evidence: [Int: [Int32: Int]] = [:]
+        for (frame, mask) in window.activeMasks.enumerated() {
+            guard let local = LocalActivityWindow.soloSpeaker(mask) else { continue }
+            for speaker in Set(covering[frame]) { evidence[local, default: [:]][speaker, default: 0] += 1 }
+        }
+        return evidence
     }
 
     /// Sorted by start; one speaker's spans that touch or are at most `gap` apart become one.
