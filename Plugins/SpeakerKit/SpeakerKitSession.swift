@@ -30,6 +30,9 @@ final class SpeakerKitSession: PluginProviderSession {
     static let overlapTurnIDBase: UInt64 = 1 << 62
     /// The ids of the further pieces of a turn split by `trimSilences`: between the diarizer's and the overlap pass's.
     static let trimmedPieceIDBase: UInt64 = 1 << 61
+    /// The ids of `relabelSoloSpeech`'s turns (its new turns, then the further pieces of turns it cut):
+    /// above the trimmed pieces' (which count up from their base), below the overlap pass's.
+    static let relabelledTurnIDBase: UInt64 = (1 << 61) + (1 << 60)
     /// Added turns carry this confidence: the model's decision is binary, and the speaker's name is
     /// inferred from the window's other frames, so they rank below the diarizer's own turns.
     static let overlapTurnConfidence: Float = 0.5
@@ -151,6 +154,7 @@ final class SpeakerKitSession: PluginProviderSession {
         held += takeDiarizerTurns()
         if let windows {
             trimSilences(windows)
+            relabelSoloSpeech(windows)
             let final = published.values.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             let orphanVoice = diarizer.orphanVoice(finalSpeakers: Set(final.map(\.speaker)))
             for (index, span) in OverlapTurns.added(to: final, windows: windows, orphanVoice: orphanVoice).enumerated() {
@@ -164,6 +168,53 @@ final class SpeakerKitSession: PluginProviderSession {
         ])
     }
 
+    /// Gives the moments the segmentation hears one person alone, under another person's turn, to the
+    /// person it hears (`SoloRelabel`, docs/speakerkit.md step 8): cut turns are revised as
+    /// `trimSilences` revises them, and each given stretch is a new turn of the diarizer's confidence
+    /// for the turn it came from.
+    private func relabelSoloSpeech(_ windows: [LocalActivityWindow]) {
+        let share = diarizer.config.soloRelabelShare
+        guard share > 0 else { return }
+        let turns = published.values.sorted { $0.id < $1.id }
+        let spans = turns.map { OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
+        let result = SoloRelabel.relabelled(spans, windows: windows, trustedShare: share)
+        guard !result.given.isEmpty else { return }
+        var nextID = Self.relabelledTurnIDBase
+        for (turn, pieces) in zip(turns, result.pieces) { revise(turn, into: pieces, nextID: &nextID) }
+        for span in result.given {
+            // The confidence of the turn the stretch was taken from (the one that held its middle).
+            let middle = (span.startSeconds + span.endSeconds) / 2
+            let source = turns.first { $0.startSeconds <= middle && middle < $0.endSeconds && $0.speaker != span.speaker }
+            let turn = DiarizerTurn(id: nextID, speaker: span.speaker, startSeconds: span.startSeconds, endSeconds: span.endSeconds,
+                                    confidence: source?.confidence ?? Self.overlapTurnConfidence)
+            nextID += 1
+            published[turn.id] = turn
+            held.append(turn)
+        }
+    }
+
+    /// Replaces a published turn by `pieces` of it: unchanged when they are the turn itself, removed when
+    /// there are none; otherwise the first piece keeps the turn's id (a revision) and the others get ids
+    /// from `nextID` on.
+    private func revise(_ turn: DiarizerTurn, into pieces: [OverlapTurns.Span], nextID: inout UInt64) {
+        let whole = OverlapTurns.Span(speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds)
+        guard pieces != [whole] else { return }
+        guard !pieces.isEmpty else {
+            published[turn.id] = nil
+            held.append(DiarizerTurn(id: turn.id, speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds,
+                                     confidence: turn.confidence, isRemoved: true))
+            return
+        }
+        for (index, piece) in pieces.enumerated() {
+            let id = index == 0 ? turn.id : nextID
+            if index > 0 { nextID += 1 }
+            let revised = DiarizerTurn(id: id, speaker: turn.speaker, startSeconds: piece.startSeconds, endSeconds: piece.endSeconds,
+                                       confidence: turn.confidence)
+            published[id] = revised
+            held.append(revised)
+        }
+    }
+
     /// Cuts from the published turns the silence both the loudness track and the segmentation hear
     /// (`SilenceTrim`, docs/speakerkit.md step 8): a turn's first piece keeps its id and is sent as a
     /// revision, further pieces get new ids, a turn with nothing left is removed.
@@ -173,22 +224,7 @@ final class SpeakerKitSession: PluginProviderSession {
         var nextID = Self.trimmedPieceIDBase
         for turn in published.values.sorted(by: { $0.id < $1.id }) {
             let whole = OverlapTurns.Span(speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds)
-            let pieces = SilenceTrim.pieces(of: whole, silences: silences)
-            guard pieces != [whole] else { continue }
-            guard !pieces.isEmpty else {
-                published[turn.id] = nil
-                held.append(DiarizerTurn(id: turn.id, speaker: turn.speaker, startSeconds: turn.startSeconds, endSeconds: turn.endSeconds,
-                                         confidence: turn.confidence, isRemoved: true))
-                continue
-            }
-            for (index, piece) in pieces.enumerated() {
-                let id = index == 0 ? turn.id : nextID
-                if index > 0 { nextID += 1 }
-                let revised = DiarizerTurn(id: id, speaker: turn.speaker, startSeconds: piece.startSeconds, endSeconds: piece.endSeconds,
-                                           confidence: turn.confidence)
-                published[id] = revised
-                held.append(revised)
-            }
+            revise(turn, into: SilenceTrim.pieces(of: whole, silences: silences), nextID: &nextID)
         }
     }
 

@@ -24,7 +24,7 @@ public struct DiarizerOptions: Sendable {
         "offline_clustering", "switch_penalty", "minimum_count_gain", "minimum_count_coherence",
         "speaker_change_pause_seconds", "speaker_change_pause_decibels", "minimum_stretch_frames",
         "uncounted_voice_seconds", "uncounted_voice_margin", "segmented_voice_split", "orphan_voice_seconds",
-        "silence_trim",
+        "silence_trim", "solo_relabel_share",
         "window_seconds", "frame_seconds", "minimum_batch", "analysis_block_seconds",
         "live_recluster_seconds", "live_solo_seconds",
     ]
@@ -80,6 +80,7 @@ public struct DiarizerOptions: Sendable {
         if let value = try distance("segmented_voice_split", 0 ... 1) { config.segmentedVoiceSplit = value != 0 }
         if let value = try distance("orphan_voice_seconds", 0 ... 60) { config.orphanVoiceSeconds = value }
         if let value = try distance("silence_trim", 0 ... 1) { config.silenceTrim = value != 0 }
+        if let value = try distance("solo_relabel_share", 0 ... 1) { config.soloRelabelShare = value }
         if let value = object["offline_clustering"], !(value is NSNull) {
             guard let name = value as? String, let method = OfflineClustering(rawValue: name) else {
                 throw OptionsError("offline_clustering must be one of: \(OfflineClustering.allCases.map(\.rawValue).joined(separator: ", "))")

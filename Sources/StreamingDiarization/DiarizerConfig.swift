@@ -62,6 +62,13 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// local speaker) hear as silence (`SilenceTrim`); needs the segmentation's windows. Decided on the
     /// calibration meetings only: every one improved (docs/accuracy.md, "Silence both detectors hear").
     public var silenceTrim = true
+    /// At finalize, after the silence trim and before the overlapped speech is added, a moment the
+    /// segmentation hears one person alone, under a turn of another person the same window tells apart,
+    /// goes to the person it hears (`SoloRelabel`), provided both local speakers' names hold more than
+    /// this share of their solo frames; 0 turns it off. 0.9 was chosen on the calibration meetings only
+    /// (0.5 cost calrl4 1.1 points where segmentation-3.0 merges synthetic voices; 0.85–0.95 are even
+    /// with off there), docs/accuracy.md "Changes of speaker where the segmentation hears them".
+    public var soloRelabelShare = 0.9
     /// Clusters with less speech than this at finalize are folded into the nearest larger one.
     public var minClusterSeconds: Double
     /// Where two speakers' turns meet inside one stretch of speech, a pause at least this long and

@@ -67,6 +67,9 @@ struct DiarizeBench: ParsableCommand {
     var fillMissed = false
     @Flag(name: .customLong("fill-missed-outside-pauses"), help: "With --fill-missed: never inside a pause the loudness track hears.")
     var fillMissedOutsidePauses = false
+
+    @Option(name: .customLong("solo-relabel-share"), help: "Override DiarizerConfig.default.soloRelabelShare (0: no SoloRelabel after the silence trim).")
+    var soloRelabelShare: Double?
     @Option(name: .customLong("orphan-voice-seconds"), help: "Also score the overlap pass with its orphan voice (OverlapTurns step 4) at this much speech (0: not scored; default: DiarizerConfig.orphanVoiceSeconds; with --num-speakers no voice is made, as in speakerkit).")
     var orphanVoiceSeconds: Double?
     @Option(name: .customLong("silence-trim"), help: "Override DiarizerConfig.default.silenceTrim (1: cut the silence both the loudness track and the segmentation hear from the turns before the overlap pass, as speakerkit does; 0: not).")
@@ -108,6 +111,7 @@ struct DiarizeBench: ParsableCommand {
         if let numberFoundingSeconds { config.numberFoundingSeconds = numberFoundingSeconds }
         if let orphanVoiceSeconds { config.orphanVoiceSeconds = orphanVoiceSeconds }
         if let silenceTrim { config.silenceTrim = silenceTrim != 0 }
+        if let soloRelabelShare { config.soloRelabelShare = soloRelabelShare }
         if segmentedSplit { config.segmentedVoiceSplit = true }
         var vad = VADConfig.default
         if let vadMinSilence { vad.minSilenceDurationSeconds = vadMinSilence }
@@ -226,9 +230,18 @@ struct DiarizeBench: ParsableCommand {
             if let tracker {
                 // As speakerkit's finalize: the silence both detectors hear cut from the turns first.
                 let silences = diarizer.agreedSilences(windows: tracker.windows)
-                let turnSpans = turns.values.flatMap {
+                var turnSpans = turns.values.flatMap {
                     SilenceTrim.pieces(of: OverlapTurns.Span(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds),
                                        silences: silences)
+                }
+                if config.soloRelabelShare > 0 {
+                    // As speakerkit's finalize: then moments the segmentation hears one person alone go to them.
+                    let relabelled = SoloRelabel.relabelled(turnSpans, windows: tracker.windows, trustedShare: config.soloRelabelShare)
+                    turnSpans = relabelled.pieces.flatMap { $0 } + relabelled.given
+                    if verbose {
+                        print("\(id): solo relabel gave \(relabelled.given.count) stretches, \(f(relabelled.given.reduce(0) { $0 + $1.endSeconds - $1.startSeconds }, 2)) s"
+                            + relabelled.given.map { " [\($0.speaker) \(f($0.startSeconds, 2))–\(f($0.endSeconds, 2))]" }.joined())
+                    }
                 }
                 let trimmedHypothesis = turnSpans.map { SpeakerSegment(speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
                 let pauses = fillMissedOutsidePauses ? diarizer.loudnessPauses() : []

@@ -32,11 +32,11 @@ import TestSupport
 
     @Test func theOverlapPassAddsSecondVoicesAndLeavesTheDiarizersTurnsAlone() throws {
         // The silence both detectors hear is cut from the turns when the pass runs (it needs the
-        // model's windows), and the live passes take a count floor from those windows as the worker
+        // model's windows), so are the moments SoloRelabel gives back, and the live passes take a count floor from those windows as the worker
         // finishes them (which can renumber the people, and depends on the worker's timing): both off
         // here, so that what the pass itself does is compared.
         let without = try Self.finalTurns(options: #"{"overlap": false}"#)
-        let with = try Self.finalTurns(options: #"{"silence_trim": false, "live_solo_seconds": 0}"#)
+        let with = try Self.finalTurns(options: #"{"silence_trim": false, "solo_relabel_share": 0, "live_solo_seconds": 0}"#)
         // Without the pass: one speaker at a time.
         let plain = without.values.sorted { $0.startSeconds < $1.startSeconds }
         #expect(zip(plain, plain.dropFirst()).allSatisfy { $0.endSeconds <= $1.startSeconds + 1e-9 })
@@ -71,9 +71,9 @@ import TestSupport
     /// where the reference has two people. Not when asked for one speaker, nor with the voice turned off.
     @Test func aVoiceHeardOnlyOverAnotherBecomesASpeakerOfItsOwn() throws {
         let recording = "ami-dev/trn09.wav"
-        // As above: the trim and the live count floor off, so that the pass alone is compared.
+        // As above: the trim, the relabelling and the live count floor off, so that the pass alone is compared.
         let without = try Self.finalTurns(options: #"{"overlap": false}"#, recording: recording)
-        let with = try Self.finalTurns(options: #"{"silence_trim": false, "live_solo_seconds": 0}"#, recording: recording)
+        let with = try Self.finalTurns(options: #"{"silence_trim": false, "solo_relabel_share": 0, "live_solo_seconds": 0}"#, recording: recording)
         let diarizers = Set(without.values.map(\.speaker))
         let new = with.values.filter { !diarizers.contains($0.speaker) }
         try #require(Set(new.map(\.speaker)).count == 1, "one new speaker")
