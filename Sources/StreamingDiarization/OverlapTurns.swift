@@ -132,7 +132,11 @@ public enum OverlapTurns {
     /// talks alone and a turn of the global speaker covers the frame; pairs are taken largest first,
     /// each local and each global speaker at most once.
     static func localNames(window: LocalActivityWindow, covering: [[Int32]]) -> [Int: Int32] {
-        let evidence = soloEvidence(window: window, covering: covering)
+        localNames(evidence: soloEvidence(window: window, covering: covering))
+    }
+
+    /// The same from a window's `soloEvidence`, for a caller that reads the evidence too.
+    static func localNames(evidence: [Int: [Int32: Int]]) -> [Int: Int32] {
         var pairs: [(local: Int, speaker: Int32, count: Int)] = []
         for (local, counts) in evidence { for (speaker, count) in counts { pairs.append((local, speaker, count)) } }
         // Largest first; ties by local then global number, so the answer never depends on hashing.

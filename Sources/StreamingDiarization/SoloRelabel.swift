@@ -6,19 +6,19 @@
 /// folded into the longer one. segmentation-3.0 places the change to 17 ms and tells the two people apart
 /// inside its 10 s window; what it cannot do is say who they are across windows. The turns can. So each
 /// window's local speakers get global names from the turns (`OverlapTurns.localNames`: the frames where
-/// a local speaker talks alone, largest evidence first, one-to-one), and only a name that holds most of
-/// its local speaker's evidence is trusted (a local speaker whose solo frames the turns split between
-/// people is one the model itself may have split or merged). Then a frame where one trusted local
-/// speaker X talks alone, covered by a turn of a speaker Y that another trusted local speaker of the
-/// same window is named, is taken from Y and given to X.
+/// a local speaker talks alone, largest evidence first, one-to-one), and only a name whose turns cover
+/// more than `trustedShare` of its local speaker's covered solo frames is trusted (a local speaker whose
+/// solo frames the turns split between people is one the model itself may have split or merged). Then a
+/// frame where one trusted local speaker X talks alone, covered by a turn of a speaker Y that another
+/// trusted local speaker of the same window is named, is taken from Y and given to X.
 ///
 /// Nothing is moved where the window hears no one else the turns know (the model's local speaker then
 /// has no second name to be told apart from), in silence, overlap, or where no turn is; runs shorter than
-/// `SilenceTrim.shortestPieceSeconds` are left as they were. No threshold is tuned: the rule's one
-/// number is carried over from `SilenceTrim`. Pure; any thread.
+/// `SilenceTrim.shortestPieceSeconds` are left as they were (carried over from `SilenceTrim`, not tuned).
+/// The share is the one tuned number: speakerkit uses `DiarizerConfig.soloRelabelShare` (0.9, chosen on
+/// calibration meetings only); the default here, 0.5, is the plain majority. Pure; any thread.
 public enum SoloRelabel {
-    /// The turns after the moves: each turn's remaining pieces (its speaker, in time order) followed by
-    /// the stretches given to a new speaker, with `given` holding just those (sorted by start).
+    /// The turns after the moves: what is left of each turn, and the stretches given to another speaker.
     public struct Result: Sendable, Equatable {
         /// Per input turn, in input order: what is left of it (the turn itself when nothing moved).
         public var pieces: [[OverlapTurns.Span]]
@@ -75,15 +75,15 @@ public enum SoloRelabel {
         return Result(pieces: pieces, given: OverlapTurns.merged(given, joiningGapsUpTo: 0))
     }
 
-    /// `OverlapTurns.localNames`, keeping only the names that hold more than half of their local
-    /// speaker's evidence (its solo frames a turn covers).
+    /// `OverlapTurns.localNames`, keeping only the names whose turns cover more than `share` of their
+    /// local speaker's solo frames that some turn covers.
     static func trustedNames(window: LocalActivityWindow, covering: [[Int32]], share: Double = 0.5) -> [Int: Int32] {
         let evidence = OverlapTurns.soloEvidence(window: window, covering: covering)
         var covered = [Int](repeating: 0, count: 8)
         for (frame, mask) in window.activeMasks.enumerated() where !covering[frame].isEmpty {
             if let local = LocalActivityWindow.soloSpeaker(mask) { covered[local] += 1 }
         }
-        return OverlapTurns.localNames(window: window, covering: covering).filter { local, speaker in
+        return OverlapTurns.localNames(evidence: evidence).filter { local, speaker in
             Double(evidence[local]?[speaker] ?? 0) > share * Double(covered[local])
         }
     }

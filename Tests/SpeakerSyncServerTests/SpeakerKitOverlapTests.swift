@@ -31,10 +31,10 @@ import TestSupport
     }
 
     @Test func theOverlapPassAddsSecondVoicesAndLeavesTheDiarizersTurnsAlone() throws {
-        // The silence both detectors hear is cut from the turns when the pass runs (it needs the
-        // model's windows), so are the moments SoloRelabel gives back, and the live passes take a count floor from those windows as the worker
-        // finishes them (which can renumber the people, and depends on the worker's timing): both off
-        // here, so that what the pass itself does is compared.
+        // When the pass runs (it needs the model's windows), the silence both detectors hear is cut
+        // from the turns and SoloRelabel moves speech between people; and the live passes take a count
+        // floor from those windows as the worker finishes them (which can renumber the people, and
+        // depends on the worker's timing): all three off here, so that what the pass itself does is compared.
         let without = try Self.finalTurns(options: #"{"overlap": false}"#)
         let with = try Self.finalTurns(options: #"{"silence_trim": false, "solo_relabel_share": 0, "live_solo_seconds": 0}"#)
         // Without the pass: one speaker at a time.
