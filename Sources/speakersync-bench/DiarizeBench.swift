@@ -77,6 +77,8 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
     @Option(help: "Write each file's frames (span, window, embedding, final speaker), final turns and segmentation windows (local speakers' masks) as JSON into this folder.")
     var dump: String?
+    @Option(name: .customLong("settle-seconds"), help: "Also score the labels as they stood this many seconds after each moment was first labelled, comma-separated (SettledLabels: 0 is live DER, a long one the final turns before the overlap pass).")
+    var settleSeconds: String?
     @Flag(help: "Print every file's figures.") var verbose = false
     @Flag(help: "Also measure known-speaker false acceptance: see EnrolmentTally.") var enrolment = false
     @Flag(name: .customLong("known-speakers"), help: "Run every file again with the set's people enrolled and judge the names at finalize: see KnownSpeakerTrial.")
@@ -133,6 +135,13 @@ struct DiarizeBench: ParsableCommand {
         if let dump { try FileManager.default.createDirectory(atPath: dump, withIntermediateDirectories: true) }
 
         var total = DERComponents.zero, totalC0 = DERComponents.zero, live = DERComponents.zero
+        let settles = try (settleSeconds ?? "").split(separator: ",").map { text -> Double in
+            guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value >= 0 else {
+                throw ValidationError("--settle-seconds: '\(text)' is not a number of seconds ≥ 0")
+            }
+            return value
+        }
+        var settled = [DERComponents](repeating: .zero, count: settles.count)
         var numbersKept = SpeakerNumberKeeping.zero
         var audioSeconds = 0.0, vadCPU = 0.0, embedCPU = 0.0, allCPU = 0.0
         var exactCounts = 0, frames = 0
@@ -160,8 +169,16 @@ struct DiarizeBench: ParsableCommand {
             // What a device saw live, kept as the server keeps it: each stretch of time with the label of
             // the first turns published over it.
             var liveTimeline = LiveTurnTimeline()
+            var settling = SettledLabels()
+            var pushedSeconds = 0.0
             func collect() {
                 let published = diarizer.pullTurns()
+                if !settles.isEmpty {
+                    settling.update(nowSeconds: pushedSeconds, changes: published.map {
+                        SettledLabels.Change(id: String($0.id), speaker: String($0.speaker), startSeconds: $0.startSeconds,
+                                             endSeconds: $0.endSeconds, isRemoved: $0.isRemoved)
+                    })
+                }
                 liveTimeline.published(published.filter { !$0.isRemoved }.map {
                     SpeakerTurn(id: String($0.id), speaker: String($0.speaker), startSeconds: $0.startSeconds, endSeconds: $0.endSeconds)
                 })
@@ -180,6 +197,7 @@ struct DiarizeBench: ParsableCommand {
                 }
                 let piece = Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)])
                 try diarizer.push(piece)
+                pushedSeconds = Double(min(buffer.samples.count, start + chunk)) / Double(buffer.sampleRate)
                 collect()
                 if let tracker {
                     // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
@@ -223,6 +241,10 @@ struct DiarizeBench: ParsableCommand {
             let liveSegments = liveTimeline.segments.map { SpeakerSegment(speaker: $0.speaker, startSeconds: $0.startSeconds, endSeconds: $0.endSeconds) }
             let liveDER = DiarizationErrorRate.score(reference: truth, hypothesis: liveSegments, uem: spans, config: DERConfig(collarSeconds: 0.25))
             live = live + liveDER
+            for (index, settle) in settles.enumerated() {
+                settled[index] = settled[index] + DiarizationErrorRate.score(reference: truth, hypothesis: settling.segments(settleSeconds: settle), uem: spans,
+                                                                             config: DERConfig(collarSeconds: 0.25))
+            }
             let kept = SpeakerNumberKeeping(reference: truth, liveTurns: liveSegments, finalTurns: hypothesis, uem: spans)
             numbersKept = numbersKept + kept
             let found = Set(hypothesis.map(\.speaker)).count, expected = Set(truth.map(\.speaker)).count
@@ -285,6 +307,9 @@ struct DiarizeBench: ParsableCommand {
             + "FA \(percent(total.falseAlarmSeconds / total.referenceSeconds)), conf \(percent(total.confusionSeconds / total.referenceSeconds))); "
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
         print("live DER c0.25 \(percent(live.errorRate)) (the first labels published over each stretch; conf \(percent(live.confusionSeconds / live.referenceSeconds)))")
+        for (settle, score) in zip(settles, settled) {
+            print("settled \(f(settle, 1)) s after first labelled: DER c0.25 \(percent(score.errorRate)) (conf \(percent(score.confusionSeconds / score.referenceSeconds)))")
+        }
         print("speaker numbers kept \(numbersKept.keptCount)/\(numbersKept.introducedCount) (people shown live under a number of their own who still have it at the end)")
         print("CPU per audio second (one thread): total \(f(allCPU / audioSeconds, 4)), VAD \(f(vadCPU / audioSeconds, 4)), "
             + "embedding \(f(embedCPU / audioSeconds, 4)), rest \(f((allCPU - vadCPU - embedCPU) / audioSeconds, 4))")
