@@ -8,7 +8,7 @@
 /// Time is the session's audio clock: `update(nowSeconds:changes:)` is called after each push with the
 /// audio pushed so far and the turns published by it (new, revised or removed, by id), and once after
 /// finalize with the same clock. A grid of `stepSeconds` points stands for the session; a point takes the
-/// label of the turn covering its centre (several: the earliest start, then the smallest id). Pure; any
+/// label of the turn covering its centre (several: the earliest start, then the id in text order). Pure; any
 /// thread.
 public struct SettledLabels: Sendable {
     /// One published turn, as `DiarizerTurn` carries it (a removal names the turn and its last span).
@@ -60,7 +60,7 @@ public struct SettledLabels: Sendable {
             let last = min(history.count - 1, Int((end / stepSeconds).rounded(.up)))
             if first <= last { points.formUnion(first ... last) }
         }
-        for point in points.sorted() {
+        for point in points {
             let t = centre(point)
             let speaker = current.first { $0.startSeconds <= t && t < $0.endSeconds }?.speaker
             if let latest = history[point].last {

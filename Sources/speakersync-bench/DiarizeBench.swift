@@ -189,15 +189,16 @@ struct DiarizeBench: ParsableCommand {
             let started = threadCPUSeconds()
             let wallStart = Date()
             for start in stride(from: 0, to: buffer.samples.count, by: chunk) {
+                let end = min(buffer.samples.count, start + chunk)
                 if pace > 0 {
                     // A chunk is due once its audio has been "recorded": its end time, scaled by the pace.
-                    let due = Double(min(buffer.samples.count, start + chunk)) / Double(buffer.sampleRate) / pace
+                    let due = Double(end) / Double(buffer.sampleRate) / pace
                     let wait = due - Date().timeIntervalSince(wallStart)
                     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
                 }
-                let piece = Array(buffer.samples[start ..< min(buffer.samples.count, start + chunk)])
+                let piece = Array(buffer.samples[start ..< end])
                 try diarizer.push(piece)
-                pushedSeconds = Double(min(buffer.samples.count, start + chunk)) / Double(buffer.sampleRate)
+                pushedSeconds = Double(end) / Double(buffer.sampleRate)
                 collect()
                 if let tracker {
                     // As the plugin does, in the pushes' pieces (its CPU is counted apart from the diarizer's).
