@@ -58,6 +58,16 @@ public struct MeetingSynthesizer: Sendable {
         // same with or without them; they start inside the last regular turn and leave the floor to it.
         var replyTiming = SeededRandom.derived(from: seed, purpose: 4)
         var floor: (start: Int, end: Int)?
+        // A word's audio for this turn: the rendered word, resampled when voices drift.
+        let upward = Dictionary(uniqueKeysWithValues: zip(script.speakers.map(\.id),
+                                                          TimbreDrift.directions(speakerCount: script.speakers.count, seed: seed)))
+        let lastIndex = max(1, script.turns.count - 1)
+        func wordAudio(_ turnIndex: Int, _ speaker: String, _ text: String) -> [Float] {
+            let audio = rendered[WordKey(voice: voices[speaker]!, word: text)]!
+            guard let drift = config.timbreDrift, drift.spanRatio != 0 else { return audio }
+            let factor = drift.factor(upward: upward[speaker]!, progress: Double(turnIndex) / Double(lastIndex))
+            return TimbreDrift.resample(audio, factor: factor)
+        }
         for (index, turn) in script.turns.enumerated() {
             if turn.isBackchannel {
                 let at = replyTiming.uniform(0.2 ... 0.7)
@@ -67,7 +77,7 @@ public struct MeetingSynthesizer: Sendable {
                 var cursor = start
                 for (wordIndex, text) in turn.words.enumerated() {
                     if wordIndex > 0 { cursor += samples(replyTiming.uniform(config.intraTurnGapSeconds)) }
-                    let audio = rendered[WordKey(voice: voices[turn.speaker]!, word: text)]!
+                    let audio = wordAudio(index, turn.speaker, text)
                     placements.append((cursor, audio))
                     words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
                                            endSeconds: Double(cursor + audio.count) / Double(rate), speaker: turn.speaker))
@@ -92,7 +102,7 @@ public struct MeetingSynthesizer: Sendable {
             for (wordIndex, text) in turn.words.enumerated() {
                 let gap = samples(timing.uniform(config.intraTurnGapSeconds))
                 if wordIndex > 0 { cursor += gap }
-                let audio = rendered[WordKey(voice: voices[turn.speaker]!, word: text)]!
+                let audio = wordAudio(index, turn.speaker, text)
                 placements.append((cursor, audio))
                 words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
                                        endSeconds: Double(cursor + audio.count) / Double(rate),

@@ -13,6 +13,8 @@ public struct SynthConfig: Sendable, Equatable {
     public var tailSeconds: Double
     /// Background noise added after mixing; nil for none.
     public var noise: NoiseConfig?
+    /// Each voice changing slowly across the meeting; nil for voices that stay as their preset.
+    public var timbreDrift: TimbreDrift?
     /// A word's audio is cut to the span where |sample| exceeds
     /// max(`trimFloor`, `trimRelativeToPeak` × the word's peak).
     public var trimFloor: Float
@@ -30,7 +32,7 @@ public struct SynthConfig: Sendable, Equatable {
                 leadInSeconds: Double = 0.5, tailSeconds: Double = 0.5, noise: NoiseConfig? = nil,
                 trimFloor: Float = 0.003, trimRelativeToPeak: Float = 0.02,
                 espeakExecutable: String = "espeak-ng", festivalExecutable: String = "festival",
-                maxConcurrentProcesses: Int = 4) {
+                maxConcurrentProcesses: Int = 4, timbreDrift: TimbreDrift? = nil) {
         self.intraTurnGapSeconds = intraTurnGapSeconds
         self.interTurnPauseSeconds = interTurnPauseSeconds
         self.overlapProbability = overlapProbability
@@ -38,6 +40,7 @@ public struct SynthConfig: Sendable, Equatable {
         self.leadInSeconds = leadInSeconds
         self.tailSeconds = tailSeconds
         self.noise = noise
+        self.timbreDrift = timbreDrift
         self.trimFloor = trimFloor
         self.trimRelativeToPeak = trimRelativeToPeak
         self.espeakExecutable = espeakExecutable

@@ -34,6 +34,9 @@ struct SynthCommand: ParsableCommand {
     @Option(help: "Pink background noise at this signal-to-noise ratio in dB; 0 for none.")
     var noiseSNR: Double = 25
 
+    @Option(help: "Each voice drifts across the meeting: its words are resampled by a factor that ramps from 1 - D/2 to 1 + D/2 (direction per speaker from the seed), moving pitch and formants together; 0 for none.")
+    var drift: Double = 0
+
     @Option(help: "Output folder.")
     var output: String
 
@@ -45,6 +48,7 @@ struct SynthCommand: ParsableCommand {
         guard count >= 1, turns >= 1 else { throw ValidationError("--count and --turns must be at least 1") }
         guard (0 ... 1).contains(overlap) else { throw ValidationError("--overlap is a probability (0 to 1)") }
         guard (0 ... 1).contains(backchannel) else { throw ValidationError("--backchannel is a probability (0 to 1)") }
+        guard (0 ... 0.5).contains(drift) else { throw ValidationError("--drift is a total change of the resampling factor, 0 to 0.5") }
         guard listeners >= 0, speakers + listeners <= 6 else { throw ValidationError("--speakers plus --listeners must be at most 6") }
         guard listeners == 0 || backchannel > 0 else { throw ValidationError("--listeners say only backchannels: give --backchannel too") }
     }
@@ -52,6 +56,7 @@ struct SynthCommand: ParsableCommand {
     func run() throws {
         var synth = MeetingSetConfig.defaultSynth
         synth.overlapProbability = overlap
+        synth.timbreDrift = drift > 0 ? TimbreDrift(spanRatio: drift) : nil
         synth.noise = noiseSNR > 0 ? NoiseConfig(kind: .pink, snrDB: noiseSNR) : nil
         let config = MeetingSetConfig(speakerCount: speakers, meetingCount: count, turnCount: turns, seed: seed, synth: synth,
                                       backchannels: backchannel > 0 ? BackchannelPlan(probability: backchannel, listenerCount: listeners) : nil)

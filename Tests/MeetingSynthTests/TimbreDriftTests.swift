@@ -1,0 +1,61 @@
+import Testing
+@testable import MeetingSynth
+
+/// Timbre drift: each voice resampled by a factor that ramps across the meeting.
+@Suite struct TimbreDriftTests {
+    @Test func theFactorRampsAroundOneInTheSpeakersDirection() {
+        let drift = TimbreDrift(spanRatio: 0.1)
+        #expect(abs(drift.factor(upward: true, progress: 0) - 0.95) < 1e-12)
+        #expect(abs(drift.factor(upward: true, progress: 1) - 1.05) < 1e-12)
+        #expect(abs(drift.factor(upward: false, progress: 0) - 1.05) < 1e-12)
+        #expect(abs(drift.factor(upward: false, progress: 1) - 0.95) < 1e-12)
+        #expect(drift.factor(upward: true, progress: 0.5) == 1)
+        // Progress outside 0…1 is clamped, so the factor never leaves its span.
+        #expect(drift.factor(upward: true, progress: 3) == drift.factor(upward: true, progress: 1))
+    }
+
+    @Test func resamplingAboveOneShortensAndBelowOneLengthens() {
+        let ramp = (0 ..< 1000).map { Float($0) }
+        let faster = TimbreDrift.resample(ramp, factor: 1.05)
+        let slower = TimbreDrift.resample(ramp, factor: 0.95)
+        #expect(faster.count == Int(999 / 1.05) + 1)
+        #expect(slower.count == Int(999 / 0.95) + 1)
+        // A linear signal stays linear: sample j is the input read at j × factor.
+        #expect(abs(faster[100] - 105) < 1e-3)
+        #expect(abs(slower[100] - 95) < 1e-3)
+        #expect(faster.first == 0 && slower.first == 0)
+        #expect(TimbreDrift.resample(ramp, factor: 1) == ramp)
+    }
+
+    @Test func directionsComeFromTheirOwnStreamAndDependOnTheSeed() {
+        #expect(TimbreDrift.directions(speakerCount: 4, seed: 9) == TimbreDrift.directions(speakerCount: 4, seed: 9))
+        let manySeeds = (0 ..< 32).map { TimbreDrift.directions(speakerCount: 4, seed: UInt64($0)) }
+        #expect(Set(manySeeds.map { $0.map { $0 ? "u" : "d" }.joined() }).count > 1)
+    }
+
+    @Test func driftMovesEachWordsDurationAndLeavesTheScriptAlone() throws {
+        let script = try MeetingScript.generate(seed: 21, speakerCount: 2, turnCount: 8)
+        let plain = try MeetingSynthesizer().synthesize(script, seed: 21)
+        let none = try MeetingSynthesizer(config: SynthConfig(timbreDrift: TimbreDrift(spanRatio: 0))).synthesize(script, seed: 21)
+        #expect(none.audio == plain.audio && none.words == plain.words)
+
+        let drift = TimbreDrift(spanRatio: 0.2)
+        let drifted = try MeetingSynthesizer(config: SynthConfig(timbreDrift: drift)).synthesize(script, seed: 21)
+        #expect(drifted.words.map(\.text) == plain.words.map(\.text))
+        #expect(drifted.words.map(\.speaker) == plain.words.map(\.speaker))
+        // Each word lasts its plain duration divided by its turn's factor (to a sample of rounding).
+        let upward = TimbreDrift.directions(speakerCount: script.speakers.count, seed: 21)
+        let directionOf = Dictionary(uniqueKeysWithValues: zip(script.speakers.map(\.id), upward))
+        var wordIndex = 0
+        for (turnIndex, turn) in script.turns.enumerated() {
+            let factor = drift.factor(upward: directionOf[turn.speaker]!, progress: Double(turnIndex) / Double(script.turns.count - 1))
+            for _ in turn.words {
+                let before = plain.words[wordIndex].endSeconds - plain.words[wordIndex].startSeconds
+                let after = drifted.words[wordIndex].endSeconds - drifted.words[wordIndex].startSeconds
+                #expect(abs(after - before / factor) < 2.0 / 16000 + 1e-9)
+                wordIndex += 1
+            }
+        }
+        #expect(drifted.audio != plain.audio)
+    }
+}
