@@ -59,12 +59,11 @@ public struct MeetingSynthesizer: Sendable {
         var replyTiming = SeededRandom.derived(from: seed, purpose: 4)
         var floor: (start: Int, end: Int)?
         // A word's audio for this turn: the rendered word, resampled when voices drift.
-        let upward = Dictionary(uniqueKeysWithValues: zip(script.speakers.map(\.id),
-                                                          TimbreDrift.directions(speakerCount: script.speakers.count, seed: seed)))
+        let upward = TimbreDrift.directions(of: script.speakers.map(\.id), seed: seed)
         let lastIndex = max(1, script.turns.count - 1)
         func wordAudio(_ turnIndex: Int, _ speaker: String, _ text: String) -> [Float] {
             let audio = rendered[WordKey(voice: voices[speaker]!, word: text)]!
-            guard let drift = config.timbreDrift, drift.spanRatio != 0 else { return audio }
+            guard let drift = config.timbreDrift else { return audio }
             let factor = drift.factor(upward: upward[speaker]!, progress: Double(turnIndex) / Double(lastIndex))
             return TimbreDrift.resample(audio, factor: factor)
         }

@@ -25,11 +25,11 @@ public struct TimbreDrift: Sendable, Equatable {
         return 1 + (upward ? 1 : -1) * spanRatio * centred
     }
 
-    /// Directions for the speakers in script order, from a stream of their own so drift adds no
-    /// draws to the timing or noise streams.
-    static func directions(speakerCount: Int, seed: UInt64) -> [Bool] {
+    /// Whether each speaker's drift goes up, drawn in script order from a stream of its own so drift
+    /// adds no draws to the timing or noise streams.
+    static func directions(of speakerIDs: [String], seed: UInt64) -> [String: Bool] {
         var rng = SeededRandom.derived(from: seed, purpose: 5)
-        return (0 ..< speakerCount).map { _ in rng.chance(0.5) }
+        return Dictionary(uniqueKeysWithValues: speakerIDs.map { ($0, rng.chance(0.5)) })
     }
 
     /// Audio read `factor` times as fast, by linear interpolation: a factor above 1 gives a shorter,

@@ -28,9 +28,11 @@ import Testing
     }
 
     @Test func directionsComeFromTheirOwnStreamAndDependOnTheSeed() {
-        #expect(TimbreDrift.directions(speakerCount: 4, seed: 9) == TimbreDrift.directions(speakerCount: 4, seed: 9))
-        let manySeeds = (0 ..< 32).map { TimbreDrift.directions(speakerCount: 4, seed: UInt64($0)) }
-        #expect(Set(manySeeds.map { $0.map { $0 ? "u" : "d" }.joined() }).count > 1)
+        let speakers = ["spk1", "spk2", "spk3", "spk4"]
+        #expect(TimbreDrift.directions(of: speakers, seed: 9) == TimbreDrift.directions(of: speakers, seed: 9))
+        #expect(Set(TimbreDrift.directions(of: speakers, seed: 9).keys) == Set(speakers))
+        let manySeeds = (0 ..< 32).map { TimbreDrift.directions(of: speakers, seed: UInt64($0)) }
+        #expect(Set(manySeeds.map { directions in speakers.map { directions[$0]! ? "u" : "d" }.joined() }).count > 1)
     }
 
     @Test func driftMovesEachWordsDurationAndLeavesTheScriptAlone() throws {
@@ -44,15 +46,14 @@ import Testing
         #expect(drifted.words.map(\.text) == plain.words.map(\.text))
         #expect(drifted.words.map(\.speaker) == plain.words.map(\.speaker))
         // Each word lasts its plain duration divided by its turn's factor (to a sample of rounding).
-        let upward = TimbreDrift.directions(speakerCount: script.speakers.count, seed: 21)
-        let directionOf = Dictionary(uniqueKeysWithValues: zip(script.speakers.map(\.id), upward))
+        let directionOf = TimbreDrift.directions(of: script.speakers.map(\.id), seed: 21)
         var wordIndex = 0
         for (turnIndex, turn) in script.turns.enumerated() {
             let factor = drift.factor(upward: directionOf[turn.speaker]!, progress: Double(turnIndex) / Double(script.turns.count - 1))
             for _ in turn.words {
                 let before = plain.words[wordIndex].endSeconds - plain.words[wordIndex].startSeconds
                 let after = drifted.words[wordIndex].endSeconds - drifted.words[wordIndex].startSeconds
-                #expect(abs(after - before / factor) < 2.0 / 16000 + 1e-9)
+                #expect(abs(after - before / factor) < 2.0 / Double(MeetingSynthesizer.sampleRate) + 1e-9)
                 wordIndex += 1
             }
         }
