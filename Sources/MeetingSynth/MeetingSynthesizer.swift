@@ -61,11 +61,11 @@ public struct MeetingSynthesizer: Sendable {
         // A word's audio for this turn: the rendered word, resampled when voices drift.
         let upward = TimbreDrift.directions(of: script.speakers.map(\.id), seed: seed)
         let lastIndex = max(1, script.turns.count - 1)
-        func wordAudio(_ turnIndex: Int, _ speaker: String, _ text: String) -> [Float] {
+        func wordAudio(_ turnIndex: Int, _ speaker: String, _ text: String) throws -> [Float] {
             let audio = rendered[WordKey(voice: voices[speaker]!, word: text)]!
             guard let drift = config.timbreDrift else { return audio }
             let factor = drift.factor(upward: upward[speaker]!, progress: Double(turnIndex) / Double(lastIndex))
-            return TimbreDrift.resample(audio, factor: factor)
+            return try TimbreDrift.resample(audio, factor: factor, sampleRate: Self.sampleRate)
         }
         for (index, turn) in script.turns.enumerated() {
             if turn.isBackchannel {
@@ -76,7 +76,7 @@ public struct MeetingSynthesizer: Sendable {
                 var cursor = start
                 for (wordIndex, text) in turn.words.enumerated() {
                     if wordIndex > 0 { cursor += samples(replyTiming.uniform(config.intraTurnGapSeconds)) }
-                    let audio = wordAudio(index, turn.speaker, text)
+                    let audio = try wordAudio(index, turn.speaker, text)
                     placements.append((cursor, audio))
                     words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
                                            endSeconds: Double(cursor + audio.count) / Double(rate), speaker: turn.speaker))
@@ -101,7 +101,7 @@ public struct MeetingSynthesizer: Sendable {
             for (wordIndex, text) in turn.words.enumerated() {
                 let gap = samples(timing.uniform(config.intraTurnGapSeconds))
                 if wordIndex > 0 { cursor += gap }
-                let audio = wordAudio(index, turn.speaker, text)
+                let audio = try wordAudio(index, turn.speaker, text)
                 placements.append((cursor, audio))
                 words.append(SynthWord(text: text, startSeconds: Double(cursor) / Double(rate),
                                        endSeconds: Double(cursor + audio.count) / Double(rate),

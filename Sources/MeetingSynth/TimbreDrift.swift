@@ -1,4 +1,5 @@
 import DeterministicRandom
+import SpeakerSyncAudio
 
 /// A slow change in each voice across a meeting: every word is resampled by a factor that ramps
 /// linearly with the turn's place in the meeting, from 1 − `spanRatio`/2 to 1 + `spanRatio`/2 (or the
@@ -32,20 +33,16 @@ public struct TimbreDrift: Sendable, Equatable {
         return Dictionary(uniqueKeysWithValues: speakerIDs.map { ($0, rng.chance(0.5)) })
     }
 
-    /// Audio read `factor` times as fast, by linear interpolation: a factor above 1 gives a shorter,
-    /// higher word. Linear interpolation is enough here: factors stay within a few percent of 1, so
-    /// the images it folds back lie near 8 kHz, where synthetic speech has little energy.
-    public static func resample(_ audio: [Float], factor: Double) -> [Float] {
-        guard factor > 0, factor != 1, audio.count > 1 else { return audio }
-        let count = Int(Double(audio.count - 1) / factor) + 1
-        var out = [Float](repeating: 0, count: count)
-        for j in 0 ..< count {
-            let position = Double(j) * factor
-            let i = Int(position)
-            let fraction = Float(position - Double(i))
-            let next = min(i + 1, audio.count - 1)
-            out[j] = audio[i] + (audio[next] - audio[i]) * fraction
-        }
-        return out
+    /// Audio read `factor` times as fast: a factor above 1 gives a shorter, higher word. The word is
+    /// taken as sampled at `sampleRate` × `factor` Hz and converted back to `sampleRate` by the
+    /// project's polyphase resampler, so nothing folds back into the speech band (linear
+    /// interpolation, used before, mirrors images near Nyquist). The rate is whole hertz, so the factor
+    /// is kept to 1/`sampleRate`: a 16 kHz word moves by under 1/32000 of its length.
+    public static func resample(_ audio: [Float], factor: Double, sampleRate: Int) throws -> [Float] {
+        let inputRate = Int((Double(sampleRate) * factor).rounded())
+        guard factor > 0, inputRate != sampleRate, audio.count > 1 else { return audio }
+        let config = ResamplerConfig(outputRate: sampleRate, supportedInputRates: 1 ... Int.max)
+        var resampler = try StreamingResampler(inputRate: inputRate, config: config)
+        return resampler.process(audio) + resampler.flush()
     }
 }

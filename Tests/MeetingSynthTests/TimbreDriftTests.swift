@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MeetingSynth
 
@@ -14,17 +15,31 @@ import Testing
         #expect(drift.factor(upward: true, progress: 3) == drift.factor(upward: true, progress: 1))
     }
 
-    @Test func resamplingAboveOneShortensAndBelowOneLengthens() {
+    @Test func resamplingAboveOneShortensAndBelowOneLengthens() throws {
+        let rate = MeetingSynthesizer.sampleRate
         let ramp = (0 ..< 1000).map { Float($0) }
-        let faster = TimbreDrift.resample(ramp, factor: 1.05)
-        let slower = TimbreDrift.resample(ramp, factor: 0.95)
-        #expect(faster.count == Int(999 / 1.05) + 1)
-        #expect(slower.count == Int(999 / 0.95) + 1)
-        // A linear signal stays linear: sample j is the input read at j × factor.
-        #expect(abs(faster[100] - 105) < 1e-3)
-        #expect(abs(slower[100] - 95) < 1e-3)
-        #expect(faster.first == 0 && slower.first == 0)
-        #expect(TimbreDrift.resample(ramp, factor: 1) == ramp)
+        let faster = try TimbreDrift.resample(ramp, factor: 1.05, sampleRate: rate)
+        let slower = try TimbreDrift.resample(ramp, factor: 0.95, sampleRate: rate)
+        // Read at 16800 and 15200 Hz: ⌈1000 × 16000 / rate⌉ samples come back.
+        #expect(faster.count == 953)
+        #expect(slower.count == 1053)
+        // Away from the edges (the filter's zero padding) a linear signal stays linear: sample j is
+        // the input read at j × factor.
+        #expect(abs(faster[100] - 105) < 1e-2)
+        #expect(abs(slower[100] - 95) < 1e-2)
+        #expect(try TimbreDrift.resample(ramp, factor: 1, sampleRate: rate) == ramp)
+    }
+
+    @Test func aToneReadPastNyquistIsFilteredNotFoldedBack() throws {
+        // 7.8 kHz read 1.05 times as fast is 8.19 kHz, above the 8 kHz Nyquist: a band-limited
+        // resampler removes it, where linear interpolation would mirror it to 7.81 kHz.
+        let rate = MeetingSynthesizer.sampleRate
+        let tone = (0 ..< rate).map { Float(sin(2 * Double.pi * 7800 * Double($0) / Double(rate))) }
+        let read = try TimbreDrift.resample(tone, factor: 1.05, sampleRate: rate)
+        func power(_ x: ArraySlice<Float>) -> Float { x.reduce(0) { $0 + $1 * $1 } / Float(x.count) }
+        let middle = read[read.count / 4 ..< read.count * 3 / 4]
+        #expect(power(tone[...]) > 0.4)
+        #expect(power(middle) < 0.01 * power(tone[...]))
     }
 
     @Test func directionsComeFromTheirOwnStreamAndDependOnTheSeed() {
