@@ -31,6 +31,10 @@ public struct DiarizerConfig: Sendable, Equatable {
     /// Finds close voices that return (3 synthetic voices 0/4 → 4/4 meetings counted exactly, sample.wav
     /// 1 → 2 speakers) without splitting a voice that drifts once (ami-dev unchanged), docs/accuracy.md.
     public var minimumCountCoherence: Float
+    /// At finalize the turn-taking test also counts turns pair by pair (`PairwiseTurns`): off by
+    /// default, an experiment that did not carry to the report sets (docs/accuracy.md). Live passes
+    /// never use it: early in a meeting a real new voice has not alternated with anyone yet.
+    public var pairwiseTurns: PairwiseTurns = .off
     /// At finalize a speaker keeps an enrolled person's identity (a permanent known speaker) only if
     /// the centroid of all their frames is within this cosine distance of the person's profile, and a
     /// speaker found in the session takes an enrolled identity only under the same rule. Frame by

@@ -35,6 +35,9 @@ struct SmoothedKMeans {
         var coherenceLag: Int = 3
         /// Separate turns (runs of the smoothed labels) every cluster needs for the second way.
         var minimumTurns: Int = 2
+        /// Which pairs of clusters must also alternate, each returning `minimumTurns` times with the
+        /// other in between (`PairwiseTurns` says why, and why it is off).
+        var pairwiseTurns: PairwiseTurns = .off
         /// Most speakers tried when the session gives no upper bound.
         var maxSpeakers: Int = 8
         var restarts: Int = 8
@@ -220,6 +223,14 @@ struct SmoothedKMeans {
     private func recurs(_ smoothed: [Int], _ centroids: [Float], _ k: Int) -> Bool {
         guard config.minimumCoherence > 0 else { return false }
         guard (Self.turns(smoothed, k).filter { $0 > 0 }.min() ?? 0) >= config.minimumTurns else { return false }
+        switch config.pairwiseTurns {
+        case .off: break
+        case .everyPair:
+            if Self.fewestAlternatingTurns(smoothed, k) < config.minimumTurns { return false }
+        case .nearestPair:
+            if let (a, b) = nearestPair(centroids, used: Set(smoothed)),
+               Self.fewestAlternatingTurns(smoothed.filter { $0 == a || $0 == b }, k) < config.minimumTurns { return false }
+        }
         return coherence(nearestLabels(centroids), k) >= config.minimumCoherence
     }
 
@@ -232,6 +243,37 @@ struct SmoothedKMeans {
             previous = label
         }
         return turns
+    }
+
+    /// The two used clusters whose centres are most alike: where one voice split in two would be.
+    private func nearestPair(_ centroids: [Float], used: Set<Int>) -> (Int, Int)? {
+        let used = used.sorted()
+        var best: (pair: (Int, Int), similarity: Float)?
+        for (i, a) in used.enumerated() {
+            for b in used[(i + 1)...] {
+                var similarity: Float = 0
+                for d in 0 ..< dimension { similarity += centroids[a * dimension + d] * centroids[b * dimension + d] }
+                if best == nil || similarity > best!.similarity { best = ((a, b), similarity) }
+            }
+        }
+        return best?.pair
+    }
+
+    /// Over every pair of used clusters, the fewest runs either has in the labels kept to those two.
+    static func fewestAlternatingTurns(_ labels: [Int], _ k: Int) -> Int {
+        let used = Set(labels).sorted()
+        var fewest = Int.max
+        for (i, a) in used.enumerated() {
+            for b in used[(i + 1)...] {
+                var runs = (a: 0, b: 0), previous = -1
+                for label in labels where (label == a || label == b) && label != previous {
+                    if label == a { runs.a += 1 } else { runs.b += 1 }
+                    previous = label
+                }
+                fewest = min(fewest, runs.a, runs.b)
+            }
+        }
+        return fewest == Int.max ? 0 : fewest
     }
 
     private func nearestLabels(_ centroids: [Float]) -> [Int] {

@@ -23,6 +23,7 @@ extension StreamingDiarizer {
             guard !items.isEmpty else { return }
             var kmeans = SmoothedKMeans.Config(switchPenalty: config.switchPenalty, minimumGain: config.minimumCountGain,
                                                minimumCoherence: config.minimumCountCoherence)
+            if !live { kmeans.pairwiseTurns = config.pairwiseTurns }
             kmeans.coherenceLag = max(1, Int((config.windowSeconds / config.frameSeconds).rounded(.up)))
             let positions = items.map { SmoothedKMeans.FramePosition(stretch: $0.frames[0].0, index: $0.frames[0].1) }
             let smoothedKMeans = SmoothedKMeans(items.map(\.embedding), positions: positions, config: kmeans)
@@ -70,6 +71,7 @@ extension StreamingDiarizer {
         if live, Set(labels).count <= onlineSpeakers.count {
             logger.debug("live re-clustering not taken", metadata: [
                 "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(onlineSpeakers.count)",
+                "heard_floor": "\(segmentedSpeakerFloor)", "audio_seconds": "\(regions.last?.frames.last?.endSeconds ?? 0)",
             ])
             return
         }
@@ -91,6 +93,7 @@ extension StreamingDiarizer {
         for r in regions.indices { publish(region: r) }
         logger.debug(live ? "live re-clustering" : "offline re-clustering", metadata: [
             "items": "\(items.count)", "clusters": "\(Set(labels).count)", "online_speakers": "\(speakers.speakerCount)",
+            "heard_floor": "\(segmentedSpeakerFloor)", "audio_seconds": "\(regions.last?.frames.last?.endSeconds ?? 0)",
         ])
     }
 

@@ -39,6 +39,7 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("switch-penalty")) var switchPenalty: Float?
     @Option(name: .customLong("minimum-count-gain")) var minimumCountGain: Float?
     @Option(name: .customLong("minimum-count-coherence")) var minimumCountCoherence: Float?
+    @Option(name: .customLong("pairwise-turns"), help: "DiarizerConfig.pairwiseTurns: off, every or nearest (finalize's turn-taking test counts turns pair by pair).") var pairwiseTurns: String?
     @Option(name: .customLong("pause-decibels"), help: "Override DiarizerConfig.default.speakerChangePauseDecibels (0: off).") var pauseDecibels: Double?
     @Option(name: .customLong("pause-seconds"), help: "Override DiarizerConfig.default.speakerChangePauseSeconds.") var pauseSeconds: Double?
     @Option(name: .customLong("frame-seconds")) var frameSeconds: Double?
@@ -75,8 +76,10 @@ struct DiarizeBench: ParsableCommand {
     @Option(name: .customLong("silence-trim"), help: "Override DiarizerConfig.default.silenceTrim (1: cut the silence both the loudness track and the segmentation hear from the turns before the overlap pass, as speakerkit does; 0: not).")
     var silenceTrim: Int?
     @Option(name: .customLong("overlap-step"), help: "Seconds between the 10 s segmentation windows (default 10: each sample once).") var overlapStep: Double?
-    @Option(help: "Write each file's frames (span, window, embedding, final speaker), final turns and segmentation windows (local speakers' masks) as JSON into this folder.")
+    @Option(help: "Write each file's frames (span, window, embedding, final speaker), final turns, live turns (the first labels published over each stretch) and segmentation windows (local speakers' masks) as JSON into this folder.")
     var dump: String?
+    @Option(name: .customLong("log-level"), help: "The diarizer's log level (trace, debug, …; default warning): debug shows each live pass, taken or not.")
+    var logLevel: String?
     @Option(name: .customLong("settle-seconds"), help: "Also score the labels as they stood this many seconds after each moment was first labelled, comma-separated (SettledLabels: 0 is live DER, a long one the final turns before the overlap pass).")
     var settleSeconds: String?
     @Flag(help: "Print every file's figures.") var verbose = false
@@ -99,6 +102,12 @@ struct DiarizeBench: ParsableCommand {
         if let switchPenalty { config.switchPenalty = switchPenalty }
         if let minimumCountGain { config.minimumCountGain = minimumCountGain }
         if let minimumCountCoherence { config.minimumCountCoherence = minimumCountCoherence }
+        if let pairwiseTurns {
+            guard let rule = PairwiseTurns(rawValue: pairwiseTurns) else {
+                throw ValidationError("--pairwise-turns: \(pairwiseTurns) is not one of \(PairwiseTurns.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            config.pairwiseTurns = rule
+        }
         if let pauseDecibels { config.speakerChangePauseDecibels = pauseDecibels }
         if let pauseSeconds { config.speakerChangePauseSeconds = pauseSeconds }
         if let frameSeconds { config.frameSeconds = frameSeconds }
@@ -123,7 +132,7 @@ struct DiarizeBench: ParsableCommand {
         var managerConfig = config.speakerManagerConfig
         if let extractor { managerConfig.embeddingDimension = extractor.dimension }
         var logger = Logger(label: "diarize-bench")
-        logger.logLevel = .warning
+        logger.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning
         let encoder = try SpeakerEncoder(logger: logger)
         // The model's embeddings, as `speakerkit.NAME` computes them, or speakerkit's GE2E.
         func makeEmbedder() -> any SpeakerEmbedder {
@@ -298,7 +307,7 @@ struct DiarizeBench: ParsableCommand {
                     + "conf \(f(der.confusionSeconds, 1)) s), live \(percent(liveDER.errorRate)), speakers \(found)/\(expected), numbers kept \(kept.keptCount)/\(kept.introducedCount), RTF \(f(cpu / seconds, 4))")
             }
             if let dump {
-                try write(frames: diarizer.frames, turns: hypothesis, windows: tracker?.windows ?? [], id: id, to: dump)
+                try write(frames: diarizer.frames, turns: hypothesis, liveTurns: liveSegments, windows: tracker?.windows ?? [], id: id, to: dump)
             }
             if enrolment { tally.add(frames: diarizer.frames, reference: truth) }
             if knownSpeakers { trial.addProfiles(frames: diarizer.frames, reference: truth, recording: id) }
@@ -307,7 +316,8 @@ struct DiarizeBench: ParsableCommand {
         print("DER c0.25 \(percent(total.errorRate)) (miss \(percent(total.missedSeconds / total.referenceSeconds)), "
             + "FA \(percent(total.falseAlarmSeconds / total.referenceSeconds)), conf \(percent(total.confusionSeconds / total.referenceSeconds))); "
             + "DER c0 \(percent(totalC0.errorRate)); speaker count exact \(exactCounts)/\(files.count)")
-        print("live DER c0.25 \(percent(live.errorRate)) (the first labels published over each stretch; conf \(percent(live.confusionSeconds / live.referenceSeconds)))")
+        print("live DER c0.25 \(percent(live.errorRate)) (the first labels published over each stretch; miss \(percent(live.missedSeconds / live.referenceSeconds)), "
+            + "FA \(percent(live.falseAlarmSeconds / live.referenceSeconds)), conf \(percent(live.confusionSeconds / live.referenceSeconds)))")
         for (settle, score) in zip(settles, settled) {
             print("settled \(f(settle, 1)) s after first labelled: DER c0.25 \(percent(score.errorRate)) (conf \(percent(score.confusionSeconds / score.referenceSeconds)))")
         }
@@ -355,18 +365,18 @@ struct DiarizeBench: ParsableCommand {
     }
 
     /// One file's frames, final turns and (with the overlap pass) segmentation windows, for analysis.
-    private func write(frames: [DiarizerFrame], turns: [SpeakerSegment], windows: [LocalActivityWindow], id: String, to folder: String) throws {
+    private func write(frames: [DiarizerFrame], turns: [SpeakerSegment], liveTurns: [SpeakerSegment], windows: [LocalActivityWindow], id: String, to folder: String) throws {
         let rows: [[String: Any]] = frames.map { frame in
             var row: [String: Any] = ["start": frame.startSeconds, "end": frame.endSeconds, "window": frame.windowSeconds]
             if let embedding = frame.embedding { row["embedding"] = embedding.map(Double.init) }
             if let speaker = frame.speaker { row["speaker"] = Int(speaker) }
             return row
         }
-        let turnRows: [[String: Any]] = turns.map { ["speaker": $0.speaker, "start": $0.startSeconds, "end": $0.endSeconds] }
+        func turnRows(_ turns: [SpeakerSegment]) -> [[String: Any]] { turns.map { ["speaker": $0.speaker, "start": $0.startSeconds, "end": $0.endSeconds] } }
         let windowRows: [[String: Any]] = windows.map {
             ["first_centre": $0.firstCentreSeconds, "step": $0.frameStepSeconds, "masks": $0.activeMasks.map(Int.init)]
         }
-        let data = try JSONSerialization.data(withJSONObject: ["id": id, "frames": rows, "turns": turnRows, "windows": windowRows])
+        let data = try JSONSerialization.data(withJSONObject: ["id": id, "frames": rows, "turns": turnRows(turns), "live_turns": turnRows(liveTurns), "windows": windowRows])
         try data.write(to: URL(fileURLWithPath: (folder as NSString).appendingPathComponent("\(id).json")))
     }
 

@@ -25,10 +25,15 @@ struct SyntheticFrames {
         }
     }
 
-    /// Turns as given: `script` lists each turn's speaker and length in frames.
-    init(speakers count: Int, script: [(speaker: Int, frames: Int)], centreCosine: Float = 0.92, dimension: Int = 16, seed: UInt64) {
+    /// Turns as given: `script` lists each turn's speaker and length in frames. `pull` moves one
+    /// speaker's centre a share of the way toward another's (one voice's drifted half, say).
+    init(speakers count: Int, script: [(speaker: Int, frames: Int)], centreCosine: Float = 0.92, dimension: Int = 16, seed: UInt64,
+         pull: (speaker: Int, toward: Int, share: Float)? = nil) {
         random = SeededRandom(seed: seed)
         makeCentres(count, centreCosine: centreCosine, dimension: dimension)
+        if let pull {
+            centres[pull.speaker] = unitLength(zip(centres[pull.speaker], centres[pull.toward]).map { $0 + pull.share * ($1 - $0) })
+        }
         for turn in script { speak(turn.speaker, frames: turn.frames) }
     }
 
@@ -61,7 +66,10 @@ struct SyntheticFrames {
     }
 
     /// Share of frames whose cluster, mapped one-to-one onto speakers by most shared frames, is right.
-    func accuracy(_ labels: [Int]) -> Double {
+    func accuracy(_ labels: [Int]) -> Double { Self.agreement(labels, speakers) }
+
+    /// `accuracy` against any per-frame truth.
+    static func agreement(_ labels: [Int], _ speakers: [Int]) -> Double {
         var shared: [Int: [Int: Int]] = [:]
         for (label, speaker) in zip(labels, speakers) { shared[label, default: [:]][speaker, default: 0] += 1 }
         var pairs = shared.flatMap { label, row in row.map { (count: $0.value, label: label, speaker: $0.key) } }
@@ -211,6 +219,30 @@ struct SyntheticFrames {
         let one = SmoothedKMeans(alone.embeddings)
         let oneSplit = one.splittingOffUncountedVoice(one.cluster().labels, seconds: [Double](repeating: 0.5, count: 120))
         #expect(oneSplit == nil)
+    }
+
+    @Test func alternatingTurnsAreCountedPairByPair() {
+        // 0 and 1 alternate, 1 and 2 alternate, 0 and 2 never do (0 0 2 2 once 1 is left out).
+        #expect(SmoothedKMeans.fewestAlternatingTurns([0, 0, 1, 1, 0, 0, 2, 2, 1, 1, 2], 3) == 1)
+        #expect(SmoothedKMeans.fewestAlternatingTurns([0, 1, 2, 0, 1, 2], 3) == 2)
+        #expect(SmoothedKMeans.fewestAlternatingTurns([0, 0, 0], 1) == 0)
+    }
+
+    /// One voice that drifts: its early and late halves each return among another person's turns, so
+    /// the turn-taking test counts them as two people; counted pair by pair they never alternate, and
+    /// the halves (the nearest pair of centres) stay one speaker.
+    @Test(arguments: [PairwiseTurns.nearestPair, .everyPair])
+    func aVoiceSplitIntoEarlyAndLateHalvesIsOneSpeaker(pairwise: PairwiseTurns) {
+        let script = [(0, 30), (1, 30), (0, 30), (1, 30), (2, 30), (1, 30), (2, 30), (1, 30)].map { (speaker: $0.0, frames: $0.1) }
+        let meeting = SyntheticFrames(speakers: 3, script: script, seed: 5, pull: (speaker: 2, toward: 0, share: 0.3))
+        let turnTaking = SmoothedKMeans(meeting.embeddings).cluster()
+        #expect(turnTaking.count == 3, "costs \(turnTaking.costs)")
+        var config = SmoothedKMeans.Config.default
+        config.pairwiseTurns = pairwise
+        let labels = SmoothedKMeans(meeting.embeddings, config: config).cluster().labels
+        #expect(Set(labels).count == 2)
+        let halves = meeting.speakers.map { $0 == 2 ? 0 : $0 }
+        #expect(SyntheticFrames.agreement(labels, halves) >= 0.95)
     }
 
     @Test func exactAndBoundedHintsAreObeyed() {
