@@ -39,8 +39,9 @@ public struct TimbreDrift: Sendable, Equatable {
     /// interpolation, used before, mirrors images near Nyquist). The rate is whole hertz, so the factor
     /// is kept to 1/`sampleRate`: a 16 kHz word moves by under 1/32000 of its length.
     public static func resample(_ audio: [Float], factor: Double, sampleRate: Int) throws -> [Float] {
+        guard factor.isFinite, factor > 0, audio.count > 1 else { return audio }
         let inputRate = Int((Double(sampleRate) * factor).rounded())
-        guard factor > 0, inputRate != sampleRate, audio.count > 1 else { return audio }
+        guard inputRate > 0, inputRate != sampleRate else { return audio }
         let config = ResamplerConfig(outputRate: sampleRate, supportedInputRates: 1 ... Int.max)
         var resampler = try StreamingResampler(inputRate: inputRate, config: config)
         return resampler.process(audio) + resampler.flush()

@@ -132,7 +132,13 @@ struct DiarizeBench: ParsableCommand {
         var managerConfig = config.speakerManagerConfig
         if let extractor { managerConfig.embeddingDimension = extractor.dimension }
         var logger = Logger(label: "diarize-bench")
-        logger.logLevel = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        logger.logLevel = .warning
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel) else {
+                throw ValidationError("--log-level: \(logLevel) is not one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            logger.logLevel = level
+        }
         let encoder = try SpeakerEncoder(logger: logger)
         // The model's embeddings, as `speakerkit.NAME` computes them, or speakerkit's GE2E.
         func makeEmbedder() -> any SpeakerEmbedder {
@@ -364,7 +370,7 @@ struct DiarizeBench: ParsableCommand {
         }
     }
 
-    /// One file's frames, final turns and (with the overlap pass) segmentation windows, for analysis.
+    /// One file's frames, final turns, live turns and (with the overlap pass) segmentation windows, for analysis.
     private func write(frames: [DiarizerFrame], turns: [SpeakerSegment], liveTurns: [SpeakerSegment], windows: [LocalActivityWindow], id: String, to folder: String) throws {
         let rows: [[String: Any]] = frames.map { frame in
             var row: [String: Any] = ["start": frame.startSeconds, "end": frame.endSeconds, "window": frame.windowSeconds]
