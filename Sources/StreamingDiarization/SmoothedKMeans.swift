@@ -265,12 +265,8 @@ struct SmoothedKMeans {
         var fewest = Int.max
         for (i, a) in used.enumerated() {
             for b in used[(i + 1)...] {
-                var runs = (a: 0, b: 0), previous = -1
-                for label in labels where (label == a || label == b) && label != previous {
-                    if label == a { runs.a += 1 } else { runs.b += 1 }
-                    previous = label
-                }
-                fewest = min(fewest, runs.a, runs.b)
+                let runs = turns(labels.filter { $0 == a || $0 == b }, k)
+                fewest = min(fewest, runs[a], runs[b])
             }
         }
         return fewest == Int.max ? 0 : fewest
