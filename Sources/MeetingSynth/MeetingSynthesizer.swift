@@ -1,5 +1,6 @@
 import Foundation
 import DeterministicRandom
+import SpeakerSyncAudio
 
 /// Turns a `MeetingScript` into 16 kHz audio with exact word and turn times.
 ///
@@ -61,11 +62,18 @@ public struct MeetingSynthesizer: Sendable {
         // A word's audio for this turn: the rendered word, resampled when voices drift.
         let upward = TimbreDrift.directions(of: script.speakers.map(\.id), seed: seed)
         let lastIndex = max(1, script.turns.count - 1)
+        // One resampler per input rate, its filter designed once for all the words that share it.
+        var resamplers: [Int: StreamingResampler] = [:]
         func wordAudio(_ turnIndex: Int, _ speaker: String, _ text: String) throws -> [Float] {
             let audio = rendered[WordKey(voice: voices[speaker]!, word: text)]!
             guard let drift = config.timbreDrift else { return audio }
             let factor = drift.factor(upward: upward[speaker]!, progress: Double(turnIndex) / Double(lastIndex))
-            return try TimbreDrift.resample(audio, factor: factor, sampleRate: Self.sampleRate)
+            let inputRate = Int((Double(Self.sampleRate) * factor).rounded())
+            if resamplers[inputRate] == nil {
+                guard let made = try TimbreDrift.resampler(factor: factor, sampleRate: Self.sampleRate) else { return audio }
+                resamplers[inputRate] = made
+            }
+            return TimbreDrift.resample(audio, with: &resamplers[inputRate]!)
         }
         for (index, turn) in script.turns.enumerated() {
             if turn.isBackchannel {

@@ -39,11 +39,26 @@ public struct TimbreDrift: Sendable, Equatable {
     /// interpolation, used before, mirrors images near Nyquist). The rate is whole hertz, so the factor
     /// is kept to 1/`sampleRate`: a 16 kHz word moves by under 1/32000 of its length.
     public static func resample(_ audio: [Float], factor: Double, sampleRate: Int) throws -> [Float] {
-        guard factor.isFinite, factor > 0, audio.count > 1 else { return audio }
+        guard var resampler = try resampler(factor: factor, sampleRate: sampleRate) else { return audio }
+        return resample(audio, with: &resampler)
+    }
+
+    /// The resampler `resample(_:factor:sampleRate:)` uses for `factor`, or nil where the audio stays as
+    /// it is (a factor that is not finite, not positive, or rounds to `sampleRate` itself). Why apart:
+    /// designing the filter is most of the cost (a rate prime to 16000 has 16000 phases), and every word
+    /// of a turn shares one factor, so a caller that keeps the resampler per rate designs it once.
+    public static func resampler(factor: Double, sampleRate: Int) throws -> StreamingResampler? {
+        guard factor.isFinite, factor > 0 else { return nil }
         let inputRate = Int((Double(sampleRate) * factor).rounded())
-        guard inputRate > 0, inputRate != sampleRate else { return audio }
+        guard inputRate > 0, inputRate != sampleRate else { return nil }
         let config = ResamplerConfig(outputRate: sampleRate, supportedInputRates: 1 ... Int.max)
-        var resampler = try StreamingResampler(inputRate: inputRate, config: config)
+        return try StreamingResampler(inputRate: inputRate, config: config)
+    }
+
+    /// One word through `resampler`, as a stream of its own: the same samples as a new resampler gives.
+    public static func resample(_ audio: [Float], with resampler: inout StreamingResampler) -> [Float] {
+        guard audio.count > 1 else { return audio }
+        resampler.reset()
         return resampler.process(audio) + resampler.flush()
     }
 }

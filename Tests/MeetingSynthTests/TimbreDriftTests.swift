@@ -42,6 +42,24 @@ import Testing
         #expect(power(middle) < 0.01 * power(tone[...]))
     }
 
+    @Test func aResamplerKeptForARateGivesEachWordWhatAFreshOneGives() throws {
+        // The synthesizer keeps one resampler per rate (its filter designed once); each word must still
+        // come out as a stream of its own, with no tail of the word before it.
+        let rate = MeetingSynthesizer.sampleRate
+        let first = (0 ..< 700).map { Float(sin(Double($0) * 0.05)) }
+        let second = (0 ..< 400).map { Float(($0 % 37) - 18) / 18 }
+        var kept = try #require(try TimbreDrift.resampler(factor: 1.0273, sampleRate: rate))
+        let firstKept = TimbreDrift.resample(first, with: &kept)
+        let secondKept = TimbreDrift.resample(second, with: &kept)
+        #expect(firstKept == (try TimbreDrift.resample(first, factor: 1.0273, sampleRate: rate)))
+        #expect(secondKept == (try TimbreDrift.resample(second, factor: 1.0273, sampleRate: rate)))
+        #expect(secondKept.count < second.count)
+        // Where the audio stays as it is, there is no resampler to keep.
+        #expect(try TimbreDrift.resampler(factor: 1, sampleRate: rate) == nil)
+        #expect(try TimbreDrift.resampler(factor: .nan, sampleRate: rate) == nil)
+        #expect(try TimbreDrift.resampler(factor: -2, sampleRate: rate) == nil)
+    }
+
     @Test func directionsComeFromTheirOwnStreamAndDependOnTheSeed() {
         let speakers = ["spk1", "spk2", "spk3", "spk4"]
         #expect(TimbreDrift.directions(of: speakers, seed: 9) == TimbreDrift.directions(of: speakers, seed: 9))
