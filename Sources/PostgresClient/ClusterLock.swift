@@ -5,10 +5,11 @@ import Foundation
 ///
 /// The file sits beside the folder, not in it, so it exists before initdb and is never among the
 /// files PostgreSQL owns. The kernel releases the lock when the descriptor closes, however the
-/// owner ends (SIGKILL included), so a dead owner never blocks the next one. The descriptor is
-/// close-on-exec and children are spawned with every descriptor above stderr closed: no child
-/// (the server itself among them) can keep the lock alive after the owner. The owner writes its pid
-/// into the file, for the messages of processes that cannot take the lock.
+/// owner ends (SIGKILL included), so a dead owner never blocks the next one; an owner that stops
+/// unlocks before it closes (`release` says why). The descriptor is close-on-exec and children are
+/// spawned with every descriptor above stderr closed: no child (the server itself among them) can
+/// keep the lock alive after the owner. The owner writes its pid into the file, for the messages of
+/// processes that cannot take the lock.
 ///
 /// flock locks an open file description, so two objects in one process on the same folder exclude
 /// each other as two processes do.
@@ -19,7 +20,9 @@ final class ClusterLock {
     }
 
     let path: String
-    private var descriptor: Int32
+    /// The open descriptor holding the lock, -1 once released (readable for tests, which copy it as a
+    /// child being spawned does).
+    private(set) var descriptor: Int32
 
     private init(path: String, descriptor: Int32) {
         self.path = path
@@ -58,9 +61,17 @@ final class ClusterLock {
         return .acquired(lock)
     }
 
-    /// Releases the lock (closing the descriptor). Safe to call more than once.
+    /// Releases the lock, then closes the descriptor. Safe to call more than once.
+    ///
+    /// Why unlock first: the lock belongs to the open file description, and closing this descriptor
+    /// frees it only once every copy is closed. A child another thread is spawning has a copy of every
+    /// descriptor until its exec closes them (close-on-exec, and closefrom while it still runs in the
+    /// parent's image). An owner that stopped and a new owner that started at that moment were refused
+    /// as `cluster_in_use` naming their own pid: seen once in CI, with tests spawning processes beside
+    /// `EmbeddedPostgresClusterTests`. `LOCK_UN` frees the lock for every copy at once.
     func release() {
         guard descriptor >= 0 else { return }
+        _ = flock(descriptor, LOCK_UN)
         close(descriptor)
         descriptor = -1
     }
