@@ -68,10 +68,9 @@ public struct MeetingSynthesizer: Sendable {
             let audio = rendered[WordKey(voice: voices[speaker]!, word: text)]!
             guard let drift = config.timbreDrift else { return audio }
             let factor = drift.factor(upward: upward[speaker]!, progress: Double(turnIndex) / Double(lastIndex))
-            let inputRate = Int((Double(Self.sampleRate) * factor).rounded())
+            guard let inputRate = TimbreDrift.inputRate(factor: factor, sampleRate: Self.sampleRate) else { return audio }
             if resamplers[inputRate] == nil {
-                guard let made = try TimbreDrift.resampler(factor: factor, sampleRate: Self.sampleRate) else { return audio }
-                resamplers[inputRate] = made
+                resamplers[inputRate] = try TimbreDrift.resampler(factor: factor, sampleRate: Self.sampleRate)
             }
             return TimbreDrift.resample(audio, with: &resamplers[inputRate]!)
         }

@@ -48,11 +48,17 @@ public struct TimbreDrift: Sendable, Equatable {
     /// designing the filter is most of the cost (a rate prime to 16000 has 16000 phases), and every word
     /// of a turn shares one factor, so a caller that keeps the resampler per rate designs it once.
     public static func resampler(factor: Double, sampleRate: Int) throws -> StreamingResampler? {
-        guard factor.isFinite, factor > 0 else { return nil }
-        let inputRate = Int((Double(sampleRate) * factor).rounded())
-        guard inputRate > 0, inputRate != sampleRate else { return nil }
+        guard let inputRate = inputRate(factor: factor, sampleRate: sampleRate) else { return nil }
         let config = ResamplerConfig(outputRate: sampleRate, supportedInputRates: 1 ... Int.max)
         return try StreamingResampler(inputRate: inputRate, config: config)
+    }
+
+    /// The whole-hertz rate a word is taken as sampled at for `factor` (the key a caller keeps its
+    /// resamplers by), or nil where the audio stays as it is.
+    public static func inputRate(factor: Double, sampleRate: Int) -> Int? {
+        guard factor.isFinite, factor > 0 else { return nil }
+        let inputRate = Int((Double(sampleRate) * factor).rounded())
+        return inputRate > 0 && inputRate != sampleRate ? inputRate : nil
     }
 
     /// One word through `resampler`, as a stream of its own: the same samples as a new resampler gives.
